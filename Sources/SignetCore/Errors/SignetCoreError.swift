@@ -1,0 +1,93 @@
+/// The broad kind of a failure, which decides the CLI's exit code (DESIGN.md §4).
+public enum FailureCategory: Sendable, Equatable {
+    /// A check failed: signature invalid, digest mismatch, wrong passphrase. Exit 1.
+    case checkFailed
+    /// The command line itself is wrong. Exit 2.
+    case usage
+    /// The input is malformed, of the wrong kind or unreadable as data. Exit 3.
+    case malformedInput
+    /// The environment failed: a missing file, a full disk, a permission. Exit 4.
+    case environment
+}
+
+/// Every error `SignetCore` throws. Each case carries what a user needs to act on it: the
+/// file (or other source) concerned and the exact problem.
+public enum SignetCoreError: Error, Sendable, Equatable {
+    /// A file could not be opened, read or written. `detail` is the system's reason.
+    case io(path: String, detail: String)
+    /// The output file exists and overwriting was not allowed.
+    case outputExists(path: String)
+    /// Input is not in any format we understand, or is damaged.
+    case malformed(source: String, detail: String)
+    /// Input is well formed but uses something we do not support (a curve, a cipher …).
+    case unsupported(source: String, detail: String)
+    /// Input is larger than the bound we accept for something read into memory.
+    case tooLarge(source: String, limit: Int)
+    /// A private key was needed but the source holds a public key only.
+    case publicKeyWherePrivateNeeded(source: String)
+    /// A key was given to an algorithm it cannot be used with.
+    case algorithmMismatch(algorithm: String, keyDescription: String, hint: String)
+    /// An RSA key below the accepted minimum size.
+    case weakKey(source: String, bits: Int)
+    /// The passphrase did not decrypt the key.
+    case wrongPassphrase(source: String)
+    /// A passphrase was needed and none could be obtained.
+    case passphraseUnavailable(source: String, detail: String)
+    /// A signature did not verify.
+    case signatureInvalid(detail: String)
+    /// An authentication tag or digest did not match.
+    case mismatch(detail: String)
+    /// An argument's value is not acceptable.
+    case invalidArgument(detail: String)
+    /// The underlying crypto library refused an operation.
+    case cryptoFailure(detail: String)
+}
+
+extension SignetCoreError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .io(let path, let detail): return "\(path): \(detail)"
+        case .outputExists(let path): return "\(path): already exists (use --force to overwrite it)"
+        case .malformed(let source, let detail): return "\(source): \(detail)"
+        case .unsupported(let source, let detail): return "\(source): unsupported: \(detail)"
+        case .tooLarge(let source, let limit):
+            return "\(source): too large (the limit is \(ByteCountDescription.describe(limit)))"
+        case .publicKeyWherePrivateNeeded(let source):
+            return "\(source): is a public key, but a private key is needed here"
+        case .algorithmMismatch(let algorithm, let key, let hint):
+            return "algorithm \(algorithm) cannot be used with \(key)\(hint.isEmpty ? "" : " (\(hint))")"
+        case .weakKey(let source, let bits):
+            return "\(source): RSA key of \(bits) bits is below the 2048-bit minimum (pass --allow-weak to use it anyway)"
+        case .wrongPassphrase(let source): return "\(source): wrong passphrase, or the encrypted key is damaged"
+        case .passphraseUnavailable(let source, let detail): return "\(source): \(detail)"
+        case .signatureInvalid(let detail): return detail
+        case .mismatch(let detail): return detail
+        case .invalidArgument(let detail): return detail
+        case .cryptoFailure(let detail): return "cryptographic operation failed: \(detail)"
+        }
+    }
+
+    /// The kind of failure, which the CLI maps to its exit code.
+    public var category: FailureCategory {
+        switch self {
+        case .signatureInvalid, .mismatch, .wrongPassphrase: return .checkFailed
+        case .outputExists, .invalidArgument, .algorithmMismatch: return .usage
+        case .malformed, .unsupported, .tooLarge, .publicKeyWherePrivateNeeded, .weakKey: return .malformedInput
+        case .io, .passphraseUnavailable, .cryptoFailure: return .environment
+        }
+    }
+}
+
+/// Human-readable byte counts for messages ("64 MiB").
+enum ByteCountDescription {
+    static func describe(_ count: Int) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1, value.truncatingRemainder(dividingBy: 1024) == 0 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) bytes" : "\(Int(value)) \(units[unit])"
+    }
+}

@@ -1,0 +1,91 @@
+/// Hashes files and standard input in constant memory, one or many at a time.
+public enum FileDigester {
+    /// Called with the number of bytes just processed; used for progress bars.
+    public typealias Progress = @Sendable (Int) -> Void
+
+    /// Hashes the file at `path` (`-` for standard input) in chunks.
+    public static func digest(
+        path: String, algorithm: DigestAlgorithm, progress: Progress? = nil
+    ) throws(SignetCoreError) -> MessageDigest {
+        try digest(input: FileInput(path: path), algorithm: algorithm, progress: progress)
+    }
+
+    /// Hashes everything `input` yields.
+    public static func digest(
+        input: FileInput, algorithm: DigestAlgorithm, progress: Progress? = nil
+    ) throws(SignetCoreError) -> MessageDigest {
+        var hasher = algorithm.makeHasher()
+        do {
+            try input.forEachChunk { chunk in
+                hasher.update(bufferPointer: chunk)
+                progress?(chunk.count)
+            }
+        } catch let error as SignetCoreError {
+            throw error
+        } catch {
+            throw SignetCoreError.io(path: input.displayName, detail: "\(error)")
+        }
+        return hasher.finalize()
+    }
+
+    /// Hashes several files concurrently (up to `concurrency` at once, by default one per
+    /// core) and hands each result to `onResult` in the order of `paths`, as soon as it and
+    /// all results before it are known.
+    public static func digest(
+        paths: [String],
+        algorithm: DigestAlgorithm,
+        concurrency: Int = SystemInfo.activeProcessorCount,
+        progress: Progress? = nil,
+        onResult: (Int, Result<MessageDigest, SignetCoreError>) -> Void
+    ) async {
+        let width = max(1, concurrency)
+        await withTaskGroup(of: (Int, Result<MessageDigest, SignetCoreError>).self) { group in
+            var next = 0
+            var pending: [Int: Result<MessageDigest, SignetCoreError>] = [:]
+            var emitted = 0
+            func launch(_ index: Int) {
+                let path = paths[index]
+                group.addTask {
+                    do throws(SignetCoreError) {
+                        return (index, .success(try digest(path: path, algorithm: algorithm, progress: progress)))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            while next < paths.count, next < width {
+                launch(next)
+                next += 1
+            }
+            for await (index, result) in group {
+                pending[index] = result
+                while let ready = pending.removeValue(forKey: emitted) {
+                    onResult(emitted, ready)
+                    emitted += 1
+                }
+                if next < paths.count {
+                    launch(next)
+                    next += 1
+                }
+            }
+        }
+    }
+}
+
+/// Facts about the machine that sizing decisions need.
+public enum SystemInfo {
+    /// The number of cores available to this process.
+    public static var activeProcessorCount: Int {
+        #if canImport(Glibc)
+        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        #else
+        return max(1, ProcessInfo.processInfo.activeProcessorCount)
+        #endif
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#else
+import Foundation
+#endif

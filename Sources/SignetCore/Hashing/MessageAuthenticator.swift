@@ -1,0 +1,80 @@
+import Crypto
+
+/// HMAC over files and streams, with constant-time verification.
+public struct MessageAuthenticator: Sendable {
+    /// The MAC algorithms: `hmac-sha256` and `hmac-sha512`.
+    public enum Algorithm: String, CaseIterable, Sendable {
+        case hmacSHA256 = "hmac-sha256"
+        case hmacSHA512 = "hmac-sha512"
+
+        /// Tag length in bytes.
+        public var tagByteCount: Int { self == .hmacSHA256 ? 32 : 64 }
+    }
+
+    private enum State: Sendable {
+        case sha256(HMAC<SHA256>), sha512(HMAC<SHA512>)
+    }
+
+    private var state: State
+    /// The algorithm in use.
+    public let algorithm: Algorithm
+
+    /// Starts a MAC computation under `key`. An empty key is refused: it is always a mistake.
+    public init(algorithm: Algorithm, key: SecretBytes) throws(SignetCoreError) {
+        guard !key.isEmpty else { throw SignetCoreError.invalidArgument(detail: "the HMAC key is empty") }
+        let symmetric = key.withUnsafeBytes { SymmetricKey(data: $0) }
+        self.algorithm = algorithm
+        switch algorithm {
+        case .hmacSHA256: state = .sha256(HMAC<SHA256>(key: symmetric))
+        case .hmacSHA512: state = .sha512(HMAC<SHA512>(key: symmetric))
+        }
+    }
+
+    /// Feeds more input.
+    public mutating func update(bufferPointer buffer: UnsafeRawBufferPointer) {
+        switch state {
+        case .sha256(var mac): mac.update(data: buffer); state = .sha256(mac)
+        case .sha512(var mac): mac.update(data: buffer); state = .sha512(mac)
+        }
+    }
+
+    /// Feeds more input.
+    public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        Array(bytes).withUnsafeBytes { update(bufferPointer: $0) }
+    }
+
+    /// Finishes and returns the tag.
+    public func finalize() -> [UInt8] {
+        switch state {
+        case .sha256(let mac): return Array(mac.finalize())
+        case .sha512(let mac): return Array(mac.finalize())
+        }
+    }
+
+    /// Computes the tag of a whole file (or `-`) in constant memory.
+    public static func authenticate(
+        path: String, algorithm: Algorithm, key: SecretBytes, progress: FileDigester.Progress? = nil
+    ) throws(SignetCoreError) -> [UInt8] {
+        var mac = try MessageAuthenticator(algorithm: algorithm, key: key)
+        let input = try FileInput(path: path)
+        do {
+            try input.forEachChunk { chunk in
+                mac.update(bufferPointer: chunk)
+                progress?(chunk.count)
+            }
+        } catch let error as SignetCoreError {
+            throw error
+        } catch {
+            throw SignetCoreError.io(path: path, detail: "\(error)")
+        }
+        return mac.finalize()
+    }
+
+    /// Checks `expected` against the computed `tag` in constant time; throws
+    /// ``SignetCoreError/mismatch(detail:)`` when they differ.
+    public static func verify(tag: [UInt8], expected: [UInt8], subject: String) throws(SignetCoreError) {
+        guard ConstantTime.equals(tag, expected) else {
+            throw SignetCoreError.mismatch(detail: "\(subject): HMAC does not match")
+        }
+    }
+}

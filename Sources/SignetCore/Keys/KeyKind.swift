@@ -1,0 +1,55 @@
+/// The kind of an asymmetric key: what it is, independently of how it is stored.
+public enum KeyKind: Sendable, Equatable, Hashable, CustomStringConvertible {
+    case rsa(bits: Int)
+    case p256
+    case p384
+    case ed25519
+
+    /// "RSA-2048 key", "P-256 key" … for messages.
+    public var description: String {
+        switch self {
+        case .rsa(let bits): return "an RSA-\(bits) key"
+        case .p256: return "a P-256 key"
+        case .p384: return "a P-384 key"
+        case .ed25519: return "an Ed25519 key"
+        }
+    }
+
+    /// The short name used in listings and JSON: `rsa`, `p256`, `p384`, `ed25519`.
+    public var family: String {
+        switch self {
+        case .rsa: return "rsa"
+        case .p256: return "p256"
+        case .p384: return "p384"
+        case .ed25519: return "ed25519"
+        }
+    }
+
+    /// The signature algorithm used when none is asked for (DESIGN.md §2 and issue #2).
+    public var defaultAlgorithm: SignatureAlgorithm {
+        switch self {
+        case .rsa: return .rsaPKCS1v15SHA256
+        case .p256: return .ecdsaP256SHA256
+        case .p384: return .ecdsaP384SHA384
+        case .ed25519: return .ed25519
+        }
+    }
+}
+
+/// The key types `signet key generate -t` offers.
+public enum KeyGenerationType: String, CaseIterable, Sendable {
+    case rsa2048, rsa3072, rsa4096, p256, p384, ed25519
+}
+
+/// How strictly to treat keys on import.
+public struct KeyPolicy: Sendable, Equatable {
+    /// Accept RSA keys of 1024 to 2047 bits (never fewer). Off by default.
+    public var allowWeakRSA: Bool
+
+    public init(allowWeakRSA: Bool = false) {
+        self.allowWeakRSA = allowWeakRSA
+    }
+
+    /// The default policy: RSA keys must have at least 2048 bits.
+    public static let strict = KeyPolicy()
+}

@@ -1,0 +1,77 @@
+import Crypto
+import CryptoExtras
+
+/// A ``Verifier`` over a public key.
+///
+/// ECDSA signatures are DER-encoded, as `openssl dgst` writes them. RSA-PSS signatures must
+/// use a salt as long as the digest (openssl's `-sigopt rsa_pss_saltlen:digest`); that rule
+/// is enforced on verification too, so the failure message explains it.
+public struct PublicKeyVerifier: Verifier {
+    public let key: PublicKey
+    public let algorithm: SignatureAlgorithm
+
+    /// Pairs a key with an algorithm; nil `algorithm` picks the key's default.
+    public init(key: PublicKey, algorithm: SignatureAlgorithm? = nil) throws(SignetCoreError) {
+        let chosen = algorithm ?? key.kind.defaultAlgorithm
+        try chosen.requireFits(key.kind)
+        self.key = key
+        self.algorithm = chosen
+    }
+
+    public func verify(signature: [UInt8], digest: MessageDigest) throws(SignetCoreError) {
+        guard let expected = algorithm.digest, digest.algorithm == expected else {
+            throw SignetCoreError.invalidArgument(detail: "\(algorithm.rawValue) cannot check a \(digest.algorithm.rawValue) digest")
+        }
+        let valid: Bool
+        switch (key.storage, digest.concrete) {
+        case (.rsa(let k), .sha256(let d)):
+            try checkRSALength(signature, k)
+            valid = k.isValidSignature(.init(rawRepresentation: signature), for: d, padding: algorithm.rsaPadding)
+        case (.rsa(let k), .sha512(let d)):
+            try checkRSALength(signature, k)
+            valid = k.isValidSignature(.init(rawRepresentation: signature), for: d, padding: algorithm.rsaPadding)
+        case (.p256(let k), .sha256(let d)):
+            guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { throw notDER() }
+            valid = k.isValidSignature(parsed, for: d)
+        case (.p384(let k), .sha384(let d)):
+            guard let parsed = try? P384.Signing.ECDSASignature(derRepresentation: signature) else { throw notDER() }
+            valid = k.isValidSignature(parsed, for: d)
+        default:
+            throw SignetCoreError.algorithmMismatch(algorithm: algorithm.rawValue, keyDescription: key.kind.description, hint: "")
+        }
+        guard valid else { throw invalid() }
+    }
+
+    public func verify(signature: [UInt8], message: [UInt8]) throws(SignetCoreError) {
+        guard case .ed25519(let k) = key.storage else {
+            try verify(signature: signature, digest: algorithm.digest!.hash(message))
+            return
+        }
+        guard signature.count == 64 else {
+            throw SignetCoreError.signatureInvalid(detail: "an Ed25519 signature is 64 bytes; this one has \(signature.count)")
+        }
+        guard k.isValidSignature(signature, for: message) else { throw invalid() }
+    }
+
+    private func checkRSALength(_ signature: [UInt8], _ key: _RSA.Signing.PublicKey) throws(SignetCoreError) {
+        let expected = (key.keySizeInBits + 7) / 8
+        guard signature.count == expected else {
+            throw SignetCoreError.signatureInvalid(
+                detail: "an RSA-\(key.keySizeInBits) signature is \(expected) bytes; this one has \(signature.count) (is it base64 text? pass --base64)")
+        }
+    }
+
+    private func notDER() -> SignetCoreError {
+        .signatureInvalid(detail: "the signature is not a DER-encoded ECDSA signature (as `openssl dgst -sign` writes)")
+    }
+
+    private func invalid() -> SignetCoreError {
+        switch algorithm {
+        case .rsaPSSSHA256, .rsaPSSSHA512:
+            return .signatureInvalid(
+                detail: "signature is not valid (\(algorithm.rawValue) with a salt as long as the digest). If it was made by openssl with its default maximum-length salt, it cannot be checked; make a compatible one with `openssl dgst -\(algorithm.digest!.rawValue) -sign KEY -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:digest`")
+        default:
+            return .signatureInvalid(detail: "signature is not valid (\(algorithm.rawValue), key \(key.fingerprint))")
+        }
+    }
+}

@@ -1,0 +1,2 @@
+import SignetCore
+print(SignetCoreVersion.string)
