@@ -20,8 +20,18 @@ public struct ChecksumLine: Sendable, Equatable {
 
     /// Formats a GNU-style line (without the trailing newline).
     public static func format(hex: String, path: String) -> String {
-        let needsEscape = path.contains { $0 == "\\" || $0 == "\n" || $0 == "\r" }
-        guard needsEscape else { return "\(hex)  \(path)" }
+        guard let escaped = escaped(path) else { return "\(hex)  \(path)" }
+        return "\\\(hex)  \(escaped)"
+    }
+
+    /// The name as sha256sum prints it in `--check` reports: escaped and prefixed with a
+    /// backslash when it holds a backslash, newline or carriage return.
+    public static func displayName(_ path: String) -> String {
+        escaped(path).map { "\\" + $0 } ?? path
+    }
+
+    private static func escaped(_ path: String) -> String? {
+        guard path.contains(where: { $0 == "\\" || $0 == "\n" || $0 == "\r" }) else { return nil }
         var escaped = ""
         for character in path {
             switch character {
@@ -31,7 +41,7 @@ public struct ChecksumLine: Sendable, Equatable {
             default: escaped.append(character)
             }
         }
-        return "\\\(hex)  \(escaped)"
+        return escaped
     }
 
     /// Parses one line; nil when it is not a properly formatted checksum line.

@@ -38,13 +38,24 @@ public enum FileDigester {
         progress: Progress? = nil,
         onResult: (Int, Result<MessageDigest, SignetCoreError>) -> Void
     ) async {
+        await digest(jobs: paths.map { ($0, algorithm) }, concurrency: concurrency, progress: progress, onResult: onResult)
+    }
+
+    /// Hashes each file with its own algorithm, concurrently, reporting results in order
+    /// (as ``digest(paths:algorithm:concurrency:progress:onResult:)``).
+    public static func digest(
+        jobs: [(path: String, algorithm: DigestAlgorithm)],
+        concurrency: Int = SystemInfo.activeProcessorCount,
+        progress: Progress? = nil,
+        onResult: (Int, Result<MessageDigest, SignetCoreError>) -> Void
+    ) async {
         let width = max(1, concurrency)
         await withTaskGroup(of: (Int, Result<MessageDigest, SignetCoreError>).self) { group in
             var next = 0
             var pending: [Int: Result<MessageDigest, SignetCoreError>] = [:]
             var emitted = 0
             func launch(_ index: Int) {
-                let path = paths[index]
+                let (path, algorithm) = jobs[index]
                 group.addTask {
                     do throws(SignetCoreError) {
                         return (index, .success(try digest(path: path, algorithm: algorithm, progress: progress)))
@@ -53,7 +64,7 @@ public enum FileDigester {
                     }
                 }
             }
-            while next < paths.count, next < width {
+            while next < jobs.count, next < width {
                 launch(next)
                 next += 1
             }
@@ -63,7 +74,7 @@ public enum FileDigester {
                     onResult(emitted, ready)
                     emitted += 1
                 }
-                if next < paths.count {
+                if next < jobs.count {
                     launch(next)
                     next += 1
                 }

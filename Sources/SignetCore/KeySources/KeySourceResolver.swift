@@ -62,28 +62,33 @@ public struct KeySourceResolver: Sendable {
         if let (provider, reference) = try provider(for: source) {
             return try await provider.publicKey(reference: reference, resolver: self)
         }
-        switch try decodeFile(source) {
-        case .publicKey(let key): return key
-        case .privateKey(let key): return key.publicKey
-        case .encryptedPrivateKey:
-            return try privateKey(path: source).publicKey
-        }
+        return try publicKey(from: decodeFile(source), source: displayName(source))
     }
 
     /// The private key in the file at `path` (`-` for standard input), decrypting it with a
     /// passphrase from ``passphrases`` when it is encrypted.
     public func privateKey(path: String) throws -> PrivateKey {
-        let decoded = try decodeFile(path)
+        try privateKey(from: decodeFile(path), source: displayName(path))
+    }
+
+    /// The private key in already decoded content (read once, as standard input must be).
+    public func privateKey(from decoded: DecodedKey, source: String) throws -> PrivateKey {
         switch decoded {
         case .privateKey(let key): return key
-        case .publicKey: throw SignetCoreError.publicKeyWherePrivateNeeded(source: displayName(path))
+        case .publicKey: throw SignetCoreError.publicKeyWherePrivateNeeded(source: source)
         case .encryptedPrivateKey:
-            let passphrase = try passphrases.passphrase(for: displayName(path), confirm: false)
-            guard case .privateKey(let key) = try decoded.decrypt(passphrase: passphrase, source: displayName(path), policy: policy) else {
-                throw SignetCoreError.malformed(source: displayName(path), detail: "decryption did not yield a private key")
+            let passphrase = try passphrases.passphrase(for: source, confirm: false)
+            guard case .privateKey(let key) = try decoded.decrypt(passphrase: passphrase, source: source, policy: policy) else {
+                throw SignetCoreError.malformed(source: source, detail: "decryption did not yield a private key")
             }
             return key
         }
+    }
+
+    /// The public key in already decoded content; an encrypted private key is decrypted.
+    public func publicKey(from decoded: DecodedKey, source: String) throws -> PublicKey {
+        if case .publicKey(let key) = decoded { return key }
+        return try privateKey(from: decoded, source: source).publicKey
     }
 
     /// The decoded content of a key file, without decrypting it.
@@ -91,7 +96,8 @@ public struct KeySourceResolver: Sendable {
         try KeyDecoder.decode(path: path, policy: policy)
     }
 
-    private func displayName(_ path: String) -> String { path == "-" ? "standard input" : path }
+    /// The name of a key file in messages.
+    public func displayName(_ path: String) -> String { path == "-" ? "standard input" : path }
 
     private func provider(for source: String) throws(SignetCoreError) -> (any KeySourceProvider, String)? {
         guard let colon = source.firstIndex(of: ":") else { return nil }

@@ -38,7 +38,13 @@ public enum KeyKind: Sendable, Equatable, Hashable, CustomStringConvertible {
 
 /// The key types `signet key generate -t` offers.
 public enum KeyGenerationType: String, CaseIterable, Sendable {
+    /// RSA-1024: below the 2048-bit minimum, generated only under a weak-key policy, for
+    /// testing legacy peers.
+    case rsa1024
     case rsa2048, rsa3072, rsa4096, p256, p384, ed25519
+
+    /// Whether this type is below the accepted minimum strength.
+    public var isWeak: Bool { self == .rsa1024 }
 }
 
 /// How strictly to treat keys on import.

@@ -14,10 +14,15 @@ public struct PrivateKey: Sendable {
 
     init(_ storage: Storage) { self.storage = storage }
 
-    /// Generates a new key with the system's secure random generator.
-    public static func generate(_ type: KeyGenerationType) throws(SignetCoreError) -> PrivateKey {
+    /// Generates a new key with the system's secure random generator. Weak types
+    /// (``KeyGenerationType/rsa1024``) are refused unless `policy` allows them.
+    public static func generate(_ type: KeyGenerationType, policy: KeyPolicy = .strict) throws(SignetCoreError) -> PrivateKey {
+        if type.isWeak, !policy.allowWeakRSA {
+            throw SignetCoreError.weakKey(source: "key generation", bits: 1024)
+        }
         do {
             switch type {
+            case .rsa1024: return PrivateKey(.rsa(try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024))))
             case .rsa2048: return PrivateKey(.rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048)))
             case .rsa3072: return PrivateKey(.rsa(try _RSA.Signing.PrivateKey(keySize: .bits3072)))
             case .rsa4096: return PrivateKey(.rsa(try _RSA.Signing.PrivateKey(keySize: .bits4096)))

@@ -1,0 +1,212 @@
+import ArgumentParser
+import SignetCore
+
+/// `signet key …`: generate, export, fingerprint and convert keys.
+struct KeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "key",
+        abstract: "Generate, export, fingerprint and convert keys.",
+        discussion: """
+        Input formats are detected from the content: PKCS#8 (PEM/DER, also encrypted), \
+        PKCS#1, SEC1, SPKI, OpenSSH public one-liners, JWK, and the raw base64 of iOS's \
+        SecKeyCopyExternalRepresentation.
+        """,
+        subcommands: [KeyGenerate.self, KeyPublic.self, KeyFingerprintCommand.self, KeyConvert.self]
+    )
+}
+
+/// Parses `--format` values for the key commands with a message listing the choices.
+enum KeyFormatParsing {
+    static func privateFormat(_ name: String) throws(SignetCoreError) -> PrivateKeyFormat {
+        guard let format = PrivateKeyFormat(rawValue: name.lowercased()) else {
+            throw SignetCoreError.invalidArgument(
+                detail: "unknown private key format '\(name)' (choose \(PrivateKeyFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return format
+    }
+
+    static func publicFormat(_ name: String) throws(SignetCoreError) -> PublicKeyFormat {
+        guard let format = PublicKeyFormat(rawValue: name.lowercased()) else {
+            throw SignetCoreError.invalidArgument(
+                detail: "unknown public key format '\(name)' (choose \(PublicKeyFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return format
+    }
+}
+
+/// `signet key generate -t TYPE -o KEY`.
+struct KeyGenerate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Generate a private key (written 0600, never over an existing file without --force).",
+        discussion: "Print its public key with 'signet key public KEY'."
+    )
+
+    @Option(name: [.customShort("t"), .long], help: ArgumentHelp(
+        "rsa2048, rsa3072, rsa4096, p256, p384 or ed25519 (rsa1024 only with --allow-weak).", valueName: "TYPE"))
+    var type: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the key ('-': standard output).", valueName: "KEY"))
+    var output: String
+
+    @Option(help: ArgumentHelp("pem (PKCS#8, default), der, pkcs1, pkcs1-der, sec1, sec1-der, jwk, ios.", valueName: "FORMAT"))
+    var format: String = PrivateKeyFormat.pem.rawValue
+
+    @Flag(help: "Encrypt the key with a passphrase (PKCS#8, PBKDF2-SHA256 + AES-256-CBC).")
+    var encrypt = false
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @OptionGroup var keyAccess: KeyAccessOptions
+    @OptionGroup var quietOption: QuietOption
+
+    func run() async throws {
+        guard let generationType = KeyGenerationType(rawValue: type.lowercased()) else {
+            throw SignetCoreError.invalidArgument(
+                detail: "unknown key type '\(type)' (choose rsa2048, rsa3072, rsa4096, p256, p384 or ed25519)")
+        }
+        let format = try KeyFormatParsing.privateFormat(format)
+        if !force, output != "-", AtomicFile.exists(output) {
+            throw SignetCoreError.outputExists(path: output)
+        }
+        let passphrase = encrypt ? try keyAccess.passphrases.passphrase(for: output, confirm: true) : nil
+        let key = try PrivateKey.generate(generationType, policy: keyAccess.policy)
+        var encoded = try key.encoded(as: format, passphrase: passphrase)
+        defer { SecretBytes.zero(&encoded) }
+        try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .privateToOwner, force: force)
+        let place = output == "-" ? "standard output" : output
+        Console.note("wrote \(key.kind) to \(place) (fingerprint \(key.publicKey.fingerprint))", quiet: quietOption.quiet)
+    }
+}
+
+/// `signet key public KEY`.
+struct KeyPublic: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "public",
+        abstract: "Write the public key of KEY (a private or public key in any format)."
+    )
+
+    @Argument(help: ArgumentHelp("The key ('-': standard input).", valueName: "KEY"))
+    var key: String
+
+    @Option(help: ArgumentHelp("pem (SPKI, default), der, pkcs1, pkcs1-der, openssh, jwk, ios.", valueName: "FORMAT"))
+    var format: String = PublicKeyFormat.pem.rawValue
+
+    @Option(help: ArgumentHelp("Comment for the openssh format.", valueName: "TEXT"))
+    var comment: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file (default: standard output).", valueName: "OUT"))
+    var output: String?
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @OptionGroup var keyAccess: KeyAccessOptions
+
+    func run() async throws {
+        let format = try KeyFormatParsing.publicFormat(format)
+        if comment != nil, format != .openssh {
+            throw SignetCoreError.invalidArgument(detail: "--comment applies only to --format openssh")
+        }
+        let publicKey = try await keyAccess.resolver.publicKey(key)
+        let encoded = try publicKey.encoded(as: format, comment: comment)
+        try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .standard, force: force)
+    }
+}
+
+/// `signet key fingerprint KEY`.
+struct KeyFingerprintCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fingerprint",
+        abstract: "Print the key's fingerprint: sha256/<base64 of SHA-256 over the DER SPKI>.",
+        discussion: """
+        The same value is an HTTP public key pin and the key id in bundles and signed \
+        requests. It equals: openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The key, public or private ('-': standard input).", valueName: "KEY"))
+    var key: String
+
+    @OptionGroup var keyAccess: KeyAccessOptions
+
+    func run() async throws {
+        let publicKey = try await keyAccess.resolver.publicKey(key)
+        Console.write("\(publicKey.fingerprint)\n")
+    }
+}
+
+/// `signet key convert IN -o OUT --format F`.
+struct KeyConvert: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert a key between formats (private keys stay private unless --public).",
+        discussion: """
+        A private key is written 0600. --encrypt writes an encrypted PKCS#8 key (pem or der); \
+        an encrypted input is decrypted with the passphrase from --passphrase-file, \
+        SIGNET_PASSPHRASE or the terminal. With --encrypt, a new passphrase is asked for on \
+        the terminal, or taken from --new-passphrase-file.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The key to convert ('-': standard input).", valueName: "IN"))
+    var input: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file ('-': standard output).", valueName: "OUT"))
+    var output: String
+
+    @Option(help: ArgumentHelp("Target format (see 'signet key generate --help' and 'signet key public --help').", valueName: "FORMAT"))
+    var format: String = "pem"
+
+    @Flag(help: "Write only the public key.")
+    var `public` = false
+
+    @Flag(help: "Encrypt the written private key with a passphrase.")
+    var encrypt = false
+
+    @Option(name: .customLong("new-passphrase-file"), help: ArgumentHelp(
+        "With --encrypt: read the new passphrase from the first line of FILE.", valueName: "FILE"))
+    var newPassphraseFile: String?
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @OptionGroup var keyAccess: KeyAccessOptions
+
+    func validate() throws {
+        if encrypt && `public` { throw ValidationError("--encrypt applies to private keys, not with --public") }
+        if newPassphraseFile != nil && !encrypt { throw ValidationError("--new-passphrase-file applies only with --encrypt") }
+    }
+
+    func run() async throws {
+        if !force, output != "-", AtomicFile.exists(output) {
+            throw SignetCoreError.outputExists(path: output)
+        }
+        let resolver = keyAccess.resolver
+        let decoded = try resolver.decodeFile(input)
+        let source = resolver.displayName(input)
+        let wantPublic: Bool
+        if case .publicKey = decoded {
+            if encrypt { throw SignetCoreError.invalidArgument(detail: "\(source): is a public key; there is nothing to encrypt") }
+            wantPublic = true
+        } else {
+            wantPublic = `public`
+        }
+        if wantPublic {
+            let format = try KeyFormatParsing.publicFormat(format)
+            let encoded = try resolver.publicKey(from: decoded, source: source).encoded(as: format)
+            try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .standard, force: force)
+            return
+        }
+        let format = try KeyFormatParsing.privateFormat(format)
+        let key = try resolver.privateKey(from: decoded, source: source)
+        let newPassphrase = try encrypt
+            ? (newPassphraseFile.map { CLIPassphraseProvider(passphraseFile: $0) } ?? keyAccess.passphrases)
+                .passphrase(for: output, confirm: true)
+            : nil
+        var encoded = try key.encoded(as: format, passphrase: newPassphrase)
+        defer { SecretBytes.zero(&encoded) }
+        try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .privateToOwner, force: force)
+    }
+}

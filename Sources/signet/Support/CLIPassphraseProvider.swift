@@ -1,0 +1,87 @@
+import SignetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Passphrases for the CLI, from the sources DESIGN.md §4 allows, in this order:
+/// `--passphrase-file F`, the `SIGNET_PASSPHRASE` environment variable, a prompt on the
+/// controlling terminal (without echo; asked twice when a new passphrase is chosen).
+struct CLIPassphraseProvider: PassphraseProvider {
+    /// The longest passphrase file read (a passphrase, not a document).
+    static let maximumFileSize = 64 << 10
+    static let environmentVariable = "SIGNET_PASSPHRASE"
+
+    var passphraseFile: String?
+
+    func passphrase(for source: String, confirm: Bool) throws -> SecretBytes {
+        let secret = try obtain(for: source, confirm: confirm)
+        if secret.isEmpty {
+            throw SignetCoreError.invalidArgument(detail: "the passphrase for \(source) is empty")
+        }
+        return secret
+    }
+
+    private func obtain(for source: String, confirm: Bool) throws -> SecretBytes {
+        if let passphraseFile {
+            var bytes = try FileInput.readAll(path: passphraseFile, limit: Self.maximumFileSize)
+            defer { SecretBytes.zero(&bytes) }
+            // Like openssl's `file:` source: the first line, without its line ending.
+            let line = bytes.prefix { $0 != UInt8(ascii: "\n") }
+            let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+            return SecretBytes(trimmed)
+        }
+        if let value = getenv(Self.environmentVariable) {
+            return SecretBytes(Array(String(cString: value).utf8))
+        }
+        let terminal = open("/dev/tty", O_RDWR | O_NOCTTY)
+        guard terminal >= 0 else {
+            throw SignetCoreError.passphraseUnavailable(
+                source: source,
+                detail: "a passphrase is needed and there is no terminal to ask on (use --passphrase-file FILE or set \(Self.environmentVariable))")
+        }
+        defer { close(terminal) }
+        let first = try TerminalPrompt.read(prompt: "Passphrase for \(source): ", terminal: terminal)
+        guard confirm else { return first }
+        let second = try TerminalPrompt.read(prompt: "Repeat the passphrase: ", terminal: terminal)
+        guard ConstantTime.equals(first.bytes, second.bytes) else {
+            throw SignetCoreError.invalidArgument(detail: "the two passphrases differ")
+        }
+        return first
+    }
+}
+
+/// Reads a line from the terminal with echo off.
+enum TerminalPrompt {
+    static let maximumLength = 4096
+
+    static func read(prompt: String, terminal: Int32) throws -> SecretBytes {
+        _ = Array(prompt.utf8).withUnsafeBytes { systemWrite(terminal, $0.baseAddress, $0.count) }
+        var saved = termios()
+        let haveAttributes = tcgetattr(terminal, &saved) == 0
+        if haveAttributes {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(terminal, TCSAFLUSH, &quiet)
+        }
+        defer {
+            if haveAttributes { tcsetattr(terminal, TCSAFLUSH, &saved) }
+            _ = Array("\n".utf8).withUnsafeBytes { systemWrite(terminal, $0.baseAddress, $0.count) }
+        }
+        var line = [UInt8]()
+        line.reserveCapacity(128)
+        defer { SecretBytes.zero(&line) }
+        var byte: UInt8 = 0
+        while true {
+            let count = systemRead(terminal, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { break }
+            guard line.count < maximumLength else {
+                throw SignetCoreError.invalidArgument(detail: "the passphrase is longer than \(maximumLength) bytes")
+            }
+            line.append(byte)
+        }
+        return SecretBytes(line)
+    }
+}

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Standard output carries data; standard error carries messages (DESIGN.md §4).
+enum Console {
+    /// Writes `text` to standard output unbuffered.
+    static func write(_ text: String) {
+        writeAll(fd: 1, Array(text.utf8))
+    }
+
+    /// Writes raw bytes to standard output.
+    static func write(bytes: [UInt8]) {
+        writeAll(fd: 1, bytes)
+    }
+
+    /// Writes `text` to standard error.
+    static func writeError(_ text: String) {
+        writeAll(fd: 2, Array(text.utf8))
+    }
+
+    /// Prints `signet: error: MESSAGE` on standard error.
+    static func error(_ message: String) {
+        writeError("signet: error: \(message)\n")
+    }
+
+    /// Prints `signet: warning: MESSAGE` on standard error.
+    static func warning(_ message: String) {
+        writeError("signet: warning: \(message)\n")
+    }
+
+    /// Prints an informational line on standard error unless `quiet`.
+    static func note(_ message: String, quiet: Bool) {
+        if !quiet { writeError("signet: \(message)\n") }
+    }
+
+    /// Whether standard output is a terminal (binary data must not go there).
+    static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+
+    /// Whether standard error is a terminal (progress bars go only there).
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+    private static func writeAll(fd: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return  // A closed pipe: nothing sensible left to do with the output.
+                }
+                offset += written
+            }
+        }
+    }
+}
+

@@ -1,2 +1,0 @@
-import SignetCore
-print(SignetCoreVersion.string)
