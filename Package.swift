@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Signet",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "SignetCore", targets: ["SignetCore"]),
         .executable(name: "signet", targets: ["signet"]),
@@ -28,6 +28,16 @@ let package = Package(
                 "SignetCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        .testTarget(
+            name: "SignetCoreTests",
+            dependencies: ["SignetCore"],
+            resources: [.copy("Vectors")]
+        ),
+        // Drives the built `signet` binary against real openssl and ssh-keygen.
+        .testTarget(
+            name: "SignetCLITests",
+            dependencies: ["signet"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -62,7 +62,7 @@ public enum KeyDecoder {
         case "RSA PUBLIC KEY": return .publicKey(try KeyMaterial.rsaPublicKey(pkcs1: block.der, source: source, policy: policy))
         case "OPENSSH PRIVATE KEY":
             throw SignetCoreError.unsupported(
-                source: source, detail: "OpenSSH private keys; convert with `ssh-keygen -p -m PKCS8 -f KEY` (it rewrites KEY in place)")
+                source: source, detail: "OpenSSH private keys; convert an RSA or ECDSA one with `ssh-keygen -p -m PKCS8 -f KEY` (it rewrites KEY in place); ssh-keygen cannot export Ed25519 private keys, so sign with a key made by `signet key generate` instead")
         case "CERTIFICATE":
             throw SignetCoreError.unsupported(source: source, detail: "a certificate where a key is expected; extract its key with `openssl x509 -pubkey -noout -in CERT`")
         default:

@@ -34,9 +34,10 @@ public enum PEM {
         var blocks: [PEMBlock] = []
         var current: (label: String, line: Int, headers: [String: String], body: String, inHeaders: Bool)?
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Split on the scalar, not the Character: "\r\n" is one Character in Swift.
+        for rawLine in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = rawLine.trimmingSuffix { $0 == "\r" || $0 == " " || $0 == "\t" }
+            let line = Substring(rawLine).trimmingSuffix { $0 == "\r" || $0 == " " || $0 == "\t" }
             if var block = current {
                 if line.hasPrefix("-----END ") {
                     guard line.hasSuffix("-----"), line.count > 14 else {

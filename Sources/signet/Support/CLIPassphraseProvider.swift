@@ -35,7 +35,8 @@ struct CLIPassphraseProvider: PassphraseProvider {
         if let value = getenv(Self.environmentVariable) {
             return SecretBytes(Array(String(cString: value).utf8))
         }
-        let terminal = open("/dev/tty", O_RDWR | O_NOCTTY)
+        // Prompt only when a person is watching: standard error is a terminal.
+        let terminal = isatty(2) == 1 ? open("/dev/tty", O_RDWR | O_NOCTTY) : -1
         guard terminal >= 0 else {
             throw SignetCoreError.passphraseUnavailable(
                 source: source,
