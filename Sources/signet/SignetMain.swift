@@ -28,6 +28,9 @@ struct Signet: AsyncParsableCommand {
 @main
 enum SignetMain {
     static func main() async {
+        // A reader that goes away (`signet hash … | head -1`) must not kill us with a signal;
+        // writes then fail with EPIPE and are dropped.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try Signet.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -3,7 +3,10 @@
 /// GNU format: `<hex>  <name>` (two spaces; `<hex> *<name>` in binary mode). A name holding
 /// a backslash, newline or carriage return is escaped (`\\`, `\n`, `\r`) and the line then
 /// starts with a backslash. The BSD format that `sha256sum --tag` writes,
-/// `SHA256 (<name>) = <hex>`, is read too.
+/// `SHA256 (<name>) = <hex>`, is read too, escaped the same way.
+///
+/// Lines are handled as Unicode scalars, not Characters: `"\r\n"` is one Character in Swift,
+/// and a name that starts with a combining mark would merge with the space before it.
 public struct ChecksumLine: Sendable, Equatable {
     /// The digest in the line, as bytes.
     public var digest: [UInt8]
@@ -24,6 +27,12 @@ public struct ChecksumLine: Sendable, Equatable {
         return "\\\(hex)  \(escaped)"
     }
 
+    /// Formats a BSD-style line as `sha256sum --tag` does (without the trailing newline).
+    public static func formatTagged(algorithm: DigestAlgorithm, hex: String, path: String) -> String {
+        guard let escaped = escaped(path) else { return "\(algorithm.tagName) (\(path)) = \(hex)" }
+        return "\\\(algorithm.tagName) (\(escaped)) = \(hex)"
+    }
+
     /// The name as sha256sum prints it in `--check` reports: escaped and prefixed with a
     /// backslash when it holds a backslash, newline or carriage return.
     public static func displayName(_ path: String) -> String {
@@ -31,59 +40,63 @@ public struct ChecksumLine: Sendable, Equatable {
     }
 
     private static func escaped(_ path: String) -> String? {
-        guard path.contains(where: { $0 == "\\" || $0 == "\n" || $0 == "\r" }) else { return nil }
-        var escaped = ""
-        for character in path {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            default: escaped.append(character)
+        let scalars = path.unicodeScalars
+        guard scalars.contains(where: { $0 == "\\" || $0 == "\n" || $0 == "\r" }) else { return nil }
+        var escaped = String.UnicodeScalarView()
+        for scalar in scalars {
+            switch scalar {
+            case "\\": escaped.append(contentsOf: "\\\\".unicodeScalars)
+            case "\n": escaped.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": escaped.append(contentsOf: "\\r".unicodeScalars)
+            default: escaped.append(scalar)
             }
         }
-        return escaped
+        return String(escaped)
     }
 
     /// Parses one line; nil when it is not a properly formatted checksum line.
     public static func parse(_ rawLine: Substring) -> ChecksumLine? {
-        var line = rawLine
-        if line.hasSuffix("\r") { line = line.dropLast() }
-        if let tagged = parseTagged(line) { return tagged }
+        var line = rawLine.unicodeScalars[...]
+        if line.last == "\r" { line = line.dropLast() }
         var escaped = false
         if line.first == "\\" {
             escaped = true
             line = line.dropFirst()
         }
+        if let tagged = parseTagged(line, escaped: escaped) { return tagged }
         guard let space = line.firstIndex(of: " ") else { return nil }
-        let hex = line[..<space]
-        guard let digest = Hex.decode(hex), !digest.isEmpty else { return nil }
+        guard let digest = Hex.decode(String(line[..<space])), !digest.isEmpty else { return nil }
         var rest = line[line.index(after: space)...]
         guard let marker = rest.first, marker == " " || marker == "*" else { return nil }
         rest = rest.dropFirst()
-        guard !rest.isEmpty else { return nil }
-        let path = escaped ? unescape(rest) : String(rest)
-        guard let path else { return nil }
+        guard !rest.isEmpty, let path = escaped ? unescape(rest) : String(rest) else { return nil }
         return ChecksumLine(digest: digest, path: path)
     }
 
-    private static func parseTagged(_ line: Substring) -> ChecksumLine? {
+    private static func parseTagged(_ line: Substring.UnicodeScalarView.SubSequence, escaped: Bool) -> ChecksumLine? {
+        let text = String(String.UnicodeScalarView(line))
         for algorithm in DigestAlgorithm.allCases {
             let prefix = "\(algorithm.tagName) ("
-            guard line.hasPrefix(prefix), let marker = line.range(of: ") = ", options: .backwards) else { continue }
-            let name = line[line.index(line.startIndex, offsetBy: prefix.count)..<marker.lowerBound]
-            guard let digest = Hex.decode(line[marker.upperBound...]), digest.count == algorithm.byteCount,
-                !name.isEmpty
+            guard text.unicodeScalars.starts(with: prefix.unicodeScalars),
+                let marker = text.range(of: ") = ", options: .backwards)
+            else { continue }
+            let nameStart = text.unicodeScalars.index(text.startIndex, offsetBy: prefix.unicodeScalars.count)
+            guard nameStart <= marker.lowerBound else { return nil }
+            let rawName = text.unicodeScalars[nameStart..<marker.lowerBound]
+            guard let digest = Hex.decode(String(text.unicodeScalars[marker.upperBound...])),
+                digest.count == algorithm.byteCount, !rawName.isEmpty,
+                let name = escaped ? unescape(rawName) : String(String.UnicodeScalarView(rawName))
             else { return nil }
-            return ChecksumLine(digest: digest, path: String(name), taggedAlgorithm: algorithm)
+            return ChecksumLine(digest: digest, path: name, taggedAlgorithm: algorithm)
         }
         return nil
     }
 
-    private static func unescape(_ text: Substring) -> String? {
-        var result = ""
+    private static func unescape<Scalars: Sequence>(_ text: Scalars) -> String? where Scalars.Element == Unicode.Scalar {
+        var result = String.UnicodeScalarView()
         var iterator = text.makeIterator()
-        while let character = iterator.next() {
-            guard character == "\\" else { result.append(character); continue }
+        while let scalar = iterator.next() {
+            guard scalar == "\\" else { result.append(scalar); continue }
             switch iterator.next() {
             case "\\": result.append("\\")
             case "n": result.append("\n")
@@ -91,8 +104,6 @@ public struct ChecksumLine: Sendable, Equatable {
             default: return nil
             }
         }
-        return result
+        return String(result)
     }
 }
-
-import Foundation

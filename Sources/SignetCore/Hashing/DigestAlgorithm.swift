@@ -55,6 +55,9 @@ public struct StreamingHasher: Sendable {
     private enum State: Sendable {
         case sha256(SHA256), sha384(SHA384), sha512(SHA512)
         case md5(Insecure.MD5), sha1(Insecure.SHA1)
+        /// Held only during `update`, so the hash function is uniquely referenced and
+        /// swift-crypto updates it in place instead of copying its context each time.
+        case updating
     }
 
     private var state: State
@@ -74,12 +77,15 @@ public struct StreamingHasher: Sendable {
 
     /// Feeds more input.
     public mutating func update(bufferPointer buffer: UnsafeRawBufferPointer) {
-        switch state {
+        let current = state
+        state = .updating
+        switch consume current {
         case .sha256(var h): h.update(bufferPointer: buffer); state = .sha256(h)
         case .sha384(var h): h.update(bufferPointer: buffer); state = .sha384(h)
         case .sha512(var h): h.update(bufferPointer: buffer); state = .sha512(h)
         case .md5(var h): h.update(bufferPointer: buffer); state = .md5(h)
         case .sha1(var h): h.update(bufferPointer: buffer); state = .sha1(h)
+        case .updating: preconditionFailure("StreamingHasher is restored at the end of every update")
         }
     }
 
@@ -96,6 +102,7 @@ public struct StreamingHasher: Sendable {
         case .sha512(let h): return MessageDigest(.sha512(h.finalize()))
         case .md5(let h): return MessageDigest(.md5(h.finalize()))
         case .sha1(let h): return MessageDigest(.sha1(h.finalize()))
+        case .updating: preconditionFailure("StreamingHasher is restored at the end of every update")
         }
     }
 }

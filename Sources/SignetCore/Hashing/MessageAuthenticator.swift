@@ -13,6 +13,9 @@ public struct MessageAuthenticator: Sendable {
 
     private enum State: Sendable {
         case sha256(HMAC<SHA256>), sha512(HMAC<SHA512>)
+        /// Held only during `update`, so the MAC's hash state is uniquely referenced and
+        /// updated in place rather than copied (see ``StreamingHasher``).
+        case updating
     }
 
     private var state: State
@@ -32,14 +35,20 @@ public struct MessageAuthenticator: Sendable {
 
     /// Feeds more input.
     public mutating func update(bufferPointer buffer: UnsafeRawBufferPointer) {
-        switch state {
+        let current = state
+        state = .updating
+        switch consume current {
         case .sha256(var mac): mac.update(data: buffer); state = .sha256(mac)
         case .sha512(var mac): mac.update(data: buffer); state = .sha512(mac)
+        case .updating: preconditionFailure("MessageAuthenticator is restored at the end of every update")
         }
     }
 
     /// Feeds more input.
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        if let contiguous = bytes.withContiguousStorageIfAvailable({ update(bufferPointer: UnsafeRawBufferPointer($0)) }) {
+            return contiguous
+        }
         Array(bytes).withUnsafeBytes { update(bufferPointer: $0) }
     }
 
@@ -48,6 +57,7 @@ public struct MessageAuthenticator: Sendable {
         switch state {
         case .sha256(let mac): return Array(mac.finalize())
         case .sha512(let mac): return Array(mac.finalize())
+        case .updating: preconditionFailure("MessageAuthenticator is restored at the end of every update")
         }
     }
 

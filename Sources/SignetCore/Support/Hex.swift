@@ -41,15 +41,16 @@ public enum Hex {
 }
 
 /// Base64 helpers: standard and URL-safe (RFC 4648 §5, as JWK uses) alphabets, strict decoding.
+///
+/// Decoding is canonical: padding only at the end and only as much as the length needs, and
+/// the unused bits of the last character must be zero, so one byte string has one encoding.
 public enum Base64 {
-    /// Decodes standard base64, ignoring ASCII white space. Returns nil for anything else.
+    /// Decodes standard base64 with padding, ignoring ASCII white space (space, tab, CR, LF).
+    /// Returns nil for anything else, including empty input.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        let compact = text.filter { !$0.isWhitespace }
-        guard !compact.isEmpty, compact.count % 4 == 0 else { return nil }
-        guard compact.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "/" || $0 == "=") })
-        else { return nil }
-        guard let data = Data(base64Encoded: String(compact)) else { return nil }
-        return Array(data)
+        let compact = text.utf8.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        guard compact.count % 4 == 0 else { return nil }
+        return decodeCanonical(compact, plus: UInt8(ascii: "+"), slash: UInt8(ascii: "/"))
     }
 
     /// Encodes bytes as standard base64 with padding, on one line.
@@ -63,14 +64,46 @@ public enum Base64 {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// Decodes base64url with or without padding. Returns nil for anything else.
+    /// Decodes base64url, with or without (correct) padding. Returns nil for anything else,
+    /// including empty input.
     public static func decodeURL(_ text: String) -> [UInt8]? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "=") })
-        else { return nil }
-        var standard = text.replacingOccurrences(of: "=", with: "")
-            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard standard.count % 4 != 1 else { return nil }
-        while standard.count % 4 != 0 { standard += "=" }
-        return Data(base64Encoded: standard).map(Array.init)
+        var characters = Array(text.utf8)
+        if characters.count % 4 != 0 {
+            guard characters.count % 4 != 1, !characters.contains(UInt8(ascii: "=")) else { return nil }
+            characters += Array(repeating: UInt8(ascii: "="), count: 4 - characters.count % 4)
+        }
+        return decodeCanonical(characters, plus: UInt8(ascii: "-"), slash: UInt8(ascii: "_"))
+    }
+
+    /// Decodes groups of four characters; `plus` and `slash` are the alphabet's last two.
+    private static func decodeCanonical(_ characters: [UInt8], plus: UInt8, slash: UInt8) -> [UInt8]? {
+        guard !characters.isEmpty, characters.count % 4 == 0 else { return nil }
+        let padding = characters.reversed().prefix { $0 == UInt8(ascii: "=") }.count
+        guard padding <= 2 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(characters.count / 4 * 3)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for character in characters.dropLast(padding) {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = character - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = character - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0") + 52
+            case plus: value = 62
+            case slash: value = 63
+            default: return nil  // includes "=" anywhere but the end
+            }
+            accumulator = (accumulator << 6) | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                accumulator &= (1 << UInt32(bits)) - 1
+            }
+        }
+        // Leftover bits must be zero (canonical encoding).
+        guard accumulator == 0 else { return nil }
+        return output
     }
 }

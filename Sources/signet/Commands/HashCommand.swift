@@ -75,7 +75,7 @@ struct HashCommand: AsyncParsableCommand {
             switch result {
             case .success(let digest):
                 bar?.finish()
-                let line = tag ? "\(algorithm.tagName) (\(paths[index])) = \(digest.hex)"
+                let line = tag ? ChecksumLine.formatTagged(algorithm: algorithm, hex: digest.hex, path: paths[index])
                     : ChecksumLine.format(hex: digest.hex, path: paths[index])
                 Console.write(line + "\n")
             case .failure(let error):

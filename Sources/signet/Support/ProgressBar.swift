@@ -50,7 +50,10 @@ final class ProgressBar: Sendable {
 
     /// Clears the bar from the terminal.
     func finish() {
-        let drawn = state.withLock { $0.drawn }
+        let drawn = state.withLock { state in
+            defer { state.drawn = false }
+            return state.drawn
+        }
         if drawn { Console.writeError("\r\u{1B}[K") }
     }
 

@@ -1,0 +1,109 @@
+import Testing
+@testable import SignetCore
+
+/// Mutated and random inputs for every parser: any error is fine, a crash is not (a trap
+/// ends the test process, so these tests fail loudly if one happens).
+@Suite("parsers survive hostile input")
+struct ParserFuzzTests {
+    /// A small deterministic generator (SplitMix64), so a failure can be replayed.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Valid encodings of every kind, to mutate.
+    static func seeds() throws -> [[UInt8]] {
+        var seeds: [[UInt8]] = []
+        for type in [KeyGenerationType.rsa2048, .p256, .p384, .ed25519] {
+            let key = try PrivateKey.generate(type)
+            for format in PrivateKeyFormat.allCases {
+                if let encoded = try? key.encoded(as: format) { seeds.append(encoded) }
+            }
+            for format in PublicKeyFormat.allCases {
+                if let encoded = try? key.publicKey.encoded(as: format) { seeds.append(encoded) }
+            }
+        }
+        let encrypted = try PrivateKey.generate(.p256).encoded(as: .der, passphrase: SecretBytes(Array("pass".utf8)))
+        seeds.append(encrypted)
+        return seeds
+    }
+
+    static func mutate(_ input: [UInt8], using random: inout SplitMix) -> [UInt8] {
+        var bytes = input
+        switch random.next() % 4 {
+        case 0:  // truncate
+            bytes = Array(bytes.prefix(Int(random.next() % UInt64(max(1, bytes.count)))))
+        case 1:  // flip a few bytes
+            for _ in 0..<(1 + random.next() % 4) where !bytes.isEmpty {
+                bytes[Int(random.next() % UInt64(bytes.count))] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+            }
+        case 2:  // insert random bytes
+            let position = Int(random.next() % UInt64(bytes.count + 1))
+            bytes.insert(contentsOf: (0..<(1 + random.next() % 8)).map { _ in UInt8(truncatingIfNeeded: random.next()) }, at: position)
+        default:  // set a length-looking byte to an extreme value
+            if bytes.count > 2 {
+                bytes[Int(random.next() % UInt64(bytes.count))] = [0x00, 0x7F, 0x80, 0x84, 0xFF][Int(random.next() % 5)]
+            }
+        }
+        return bytes
+    }
+
+    @Test("mutated keys in every format never crash the decoder")
+    func mutatedKeys() throws {
+        let seeds = try Self.seeds()
+        var random = SplitMix(state: 0x5167_6E65_7400_0001)
+        var rejected = 0
+        for iteration in 0..<4000 {
+            let input = Self.mutate(seeds[iteration % seeds.count], using: &random)
+            do {
+                let decoded = try KeyDecoder.decode(input, source: "fuzz", policy: .strict)
+                if decoded.needsPassphrase {
+                    _ = try? decoded.decrypt(passphrase: SecretBytes(Array("pass".utf8)), source: "fuzz")
+                }
+            } catch {
+                rejected += 1
+                #expect(!error.description.isEmpty)
+            }
+        }
+        // Most mutations must be caught; if none were, the mutator is not reaching the parsers.
+        #expect(rejected > 1000)
+    }
+
+    @Test("random text and bytes never crash the PEM, checksum and key parsers")
+    func randomInput() {
+        var random = SplitMix(state: 42)
+        let alphabet = Array("-----BEGIN END PRIVATE KEY PUBLIC RSA EC ssh-rsa {}\":,kty crv x y n e d AAAA=+/\n\r\t\\ ".utf8)
+        for _ in 0..<3000 {
+            let length = Int(random.next() % 300)
+            let text = (0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            _ = try? KeyDecoder.decode(text, source: "random", policy: .strict)
+            let string = String(decoding: text, as: UTF8.self)
+            _ = try? PEM.decode(string, source: "random")
+            for line in string.split(separator: "\n") { _ = ChecksumLine.parse(line) }
+            let binary = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            _ = try? KeyDecoder.decode(binary, source: "random", policy: .strict)
+        }
+    }
+
+    @Test("random signatures never crash any verifier")
+    func randomSignatures() throws {
+        var random = SplitMix(state: 7)
+        let message = Array("message".utf8)
+        for type in [KeyGenerationType.rsa2048, .p256, .p384, .ed25519] {
+            let key = try PrivateKey.generate(type).publicKey
+            for algorithm in SignatureAlgorithm.fitting(key.kind) {
+                let verifier = try PublicKeyVerifier(key: key, algorithm: algorithm)
+                for length in [0, 1, 8, 63, 64, 65, 70, 71, 72, 96, 102, 104, 255, 256, 257, 1000] {
+                    let signature = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                    #expect(throws: SignetCoreError.self) { try verifier.verify(signature: signature, message: message) }
+                }
+            }
+        }
+    }
+}
