@@ -125,7 +125,8 @@ import Testing
             let error = try KeyTestSupport.thrown {
                 try AtomicFile.write(Array("x".utf8), to: folder.file("out"), permissions: .standard, overwrite: overwrite)
             }
-            #expect(error.errorCase == (overwrite ? .io : .outputExists), "overwrite: \(overwrite)")
+            let expected: SignetCoreError.Case = overwrite ? .io : .outputExists
+            #expect(error.errorCase == expected, "overwrite: \(overwrite)")
             #expect(error.description.contains(folder.file("out")))
         }
         #expect(try folder.contents() == ["out"], "no temporary file left behind")
@@ -139,14 +140,14 @@ import Testing
         let folder = try KeyTestFolder()
         defer { folder.remove() }
         #expect(!AtomicFile.exists(folder.file("nothing")))
-        try folder.write("file", [1])
+        try folder.write("file", Array("x".utf8))
         #expect(AtomicFile.exists(folder.file("file")))
         #expect(AtomicFile.exists(folder.path))
         #expect(symlink(folder.file("nowhere"), folder.file("dangling")) == 0)
         #expect(AtomicFile.exists(folder.file("dangling")))
         // …and writing without overwrite refuses to follow it.
         let error = try KeyTestSupport.thrown {
-            try AtomicFile.write([1], to: folder.file("dangling"), permissions: .standard, overwrite: false)
+            try AtomicFile.write(Array("x".utf8), to: folder.file("dangling"), permissions: .standard, overwrite: false)
         }
         #expect(error == .outputExists(path: folder.file("dangling")))
         #expect(!AtomicFile.exists(folder.file("nowhere")))

@@ -245,6 +245,15 @@ import Testing
         KeyTestSupport.check(error, is: .unsupported, mentioning: "rsa512.pem: unsupported: ", "under 1024 bits", "512")
     }
 
+    // MARK: Algorithms
+
+    @Test("an RSASSA-PSS-restricted key (openssl genpkey -algorithm RSA-PSS)")
+    func rsaPSSKey() throws {
+        let error = try KeyTestSupport.decodeError(try KeyTestSupport.fixture("rsa-pss.pem"), source: "rsa-pss.pem")
+        KeyTestSupport.check(error, is: .unsupported, mentioning: "rsa-pss.pem: unsupported: ", "RSASSA-PSS")
+        #expect(!error.description.contains("keys keys"), "\(error.description)")
+    }
+
     // MARK: Curves
 
     @Test("keys on curves we do not support", arguments: [

@@ -46,6 +46,14 @@ enum FixtureFingerprint {
         #expect(key.kind == .p256)
     }
 
+    @Test("a SEC1 key that stores its public point compressed")
+    func compressedPublicPoint() throws {
+        // `openssl ec -conv_form compressed` stores the point as 33 bytes; it is the same key as
+        // p256.pem, and its fingerprint is that of the canonical (uncompressed) SPKI.
+        let key = try Self.privateKey("p256-sec1-compressed.pem")
+        #expect(key.publicKey.fingerprint.description == FixtureFingerprint.p256)
+    }
+
     @Test("keys read by path, and PEM with CRLF line ends")
     func byPathAndCRLF() throws {
         let decoded = try KeyDecoder.decode(path: try KeyTestSupport.fixturePath("p384.pem"))

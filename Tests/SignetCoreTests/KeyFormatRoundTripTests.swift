@@ -146,6 +146,24 @@ import Testing
         #expect((privateJSON as? [String: Any])?["d"] is String)
     }
 
+    @Test("an Ed25519 iOS raw public key decodes whatever its first byte", arguments: [UInt8(0x30), UInt8(0x04)])
+    func ed25519RawFirstByte(first: UInt8) throws {
+        // The raw form is 32 arbitrary bytes: 1 key in 256 starts with 0x30 (the DER SEQUENCE tag)
+        // and 1 in 256 with 0x04 (the X9.63 point prefix). Neither may be mistaken for those forms.
+        var found: PublicKey?
+        for _ in 0..<10_000 {
+            let candidate = try PrivateKey.generate(.ed25519).publicKey
+            if candidate.spkiDER.suffix(32).first == first {
+                found = candidate
+                break
+            }
+        }
+        let publicKey = try #require(found)
+        let encoded = try publicKey.encoded(as: .ios)
+        let decoded = try KeyDecoder.decode(encoded, source: "ed25519.ios")
+        #expect(decoded.publicKeyValue == publicKey)
+    }
+
     // MARK: Encrypted PKCS#8
 
     @Test("encrypted PKCS#8 PEM round-trips with the right passphrase", arguments: KeyTestSupport.fastTypes)

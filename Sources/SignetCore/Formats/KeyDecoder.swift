@@ -112,6 +112,9 @@ public enum KeyDecoder {
 
     /// DER, an X9.63 EC point (iOS), `04‖X‖Y‖D` (iOS EC private), or a raw Ed25519 key.
     private static func decodeRaw(_ raw: [UInt8], source: String, policy: KeyPolicy, wasBase64: Bool) throws(SignetCoreError) -> DecodedKey {
+        // 32 base64 bytes are an Ed25519 public key whatever the first byte is: no supported DER
+        // structure is that short, so a leading 0x30 must not send it to the DER decoder.
+        if wasBase64, raw.count == 32 { return .publicKey(try KeyMaterial.ed25519PublicKey(raw: raw, source: source)) }
         if raw.first == 0x30 { return try decodeDER(raw, source: source, policy: policy) }
         if raw.first == 0x04 {
             switch raw.count {
@@ -125,7 +128,6 @@ public enum KeyDecoder {
             default: break
             }
         }
-        if wasBase64, raw.count == 32 { return .publicKey(try KeyMaterial.ed25519PublicKey(raw: raw, source: source)) }
         throw SignetCoreError.malformed(
             source: source, detail: "not a key in any supported format (PEM, DER, OpenSSH, JWK or iOS raw base64)")
     }

@@ -176,7 +176,8 @@ enum KeyMaterial {
         } catch {
             throw SignetCoreError.malformed(source: source, detail: "the EC private key is not a valid scalar for its curve")
         }
-        if let embedded = parsed.publicKey, embedded != ecPoint(key.publicKey) {
+        // The optional embedded point may be stored uncompressed (04‖X‖Y) or compressed (02/03‖X).
+        if let embedded = parsed.publicKey, embedded != ecPoint(key.publicKey), embedded != compressedECPoint(key.publicKey) {
             throw SignetCoreError.malformed(source: source, detail: "the public key stored with the EC private key does not match it")
         }
         return key
@@ -192,6 +193,14 @@ enum KeyMaterial {
         switch key.storage {
         case .p256(let k): return Array(k.x963Representation)
         case .p384(let k): return Array(k.x963Representation)
+        default: return nil
+        }
+    }
+
+    static func compressedECPoint(_ key: PublicKey) -> [UInt8]? {
+        switch key.storage {
+        case .p256(let k): return Array(k.compressedRepresentation)
+        case .p384(let k): return Array(k.compressedRepresentation)
         default: return nil
         }
     }

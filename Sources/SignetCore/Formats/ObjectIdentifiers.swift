@@ -27,7 +27,7 @@ enum OID {
         [1, 3, 101, 111]: "X448",
         [1, 3, 101, 113]: "Ed448",
         [1, 2, 840, 10_040, 4, 1]: "DSA",
-        [1, 2, 840, 113_549, 1, 1, 10]: "RSASSA-PSS-restricted RSA keys",
+        [1, 2, 840, 113_549, 1, 1, 10]: "RSASSA-PSS-restricted RSA",
         [1, 3, 6, 1, 4, 1, 11_591, 4, 11]: "the scrypt key derivation in PBES2",
         [1, 2, 840, 113_549, 1, 5, 3]: "PBES1 (pbeWithMD5AndDES-CBC)",
         [1, 2, 840, 113_549, 1, 5, 10]: "PBES1 (pbeWithSHA1AndDES-CBC)",
