@@ -29,6 +29,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // In-process sign/verify operations per second, for Scripts/bench (not a product).
+        .executableTarget(
+            name: "signet-bench",
+            dependencies: ["SignetCore"],
+            path: "Benchmarks/SignetBench"
+        ),
         .testTarget(
             name: "SignetCoreTests",
             dependencies: ["SignetCore"],

@@ -21,14 +21,20 @@ public struct SoftwareSigner: Signer {
     }
 
     public func sign(message: [UInt8]) async throws -> [UInt8] {
-        if case .ed25519(let k) = key.storage {
-            do {
-                return Array(try k.signature(for: message))
-            } catch {
-                throw SignetCoreError.cryptoFailure(detail: "Ed25519 signing: \(error)")
-            }
+        try signMessageSynchronously(message)
+    }
+
+    /// Signs a whole message without suspending: Ed25519 signs it as it is (as
+    /// `openssl pkeyutl -sign -rawin` does); every other algorithm signs its digest.
+    public func signMessageSynchronously(_ message: [UInt8]) throws(SignetCoreError) -> [UInt8] {
+        guard case .ed25519(let k) = key.storage else {
+            return try signSynchronously(digest: algorithm.digest!.hash(message))
         }
-        return try signSynchronously(digest: algorithm.digest!.hash(message))
+        do {
+            return Array(try k.signature(for: message))
+        } catch {
+            throw SignetCoreError.cryptoFailure(detail: "Ed25519 signing: \(error)")
+        }
     }
 
     /// Signs a digest without suspending (software keys never wait).
