@@ -19,7 +19,9 @@ struct Signet: AsyncParsableCommand {
         or a prompt on the terminal, never from the command line.
         """,
         version: SignetVersion.string,
-        subcommands: [HashCommand.self, HMACCommand.self, KeyCommand.self, SignCommand.self, VerifyCommand.self]
+        subcommands: [
+            HashCommand.self, HMACCommand.self, KeyCommand.self, SignCommand.self, VerifyCommand.self, PasswordCommand.self,
+        ]
     )
 }
 

@@ -58,6 +58,22 @@ public enum Base64 {
         Data(bytes).base64EncodedString()
     }
 
+    /// Encodes as standard base64 without padding, as PHC strings use it.
+    public static func encodeUnpadded<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        encode(bytes).replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes standard base64 written without padding (PHC strings). Returns nil for
+    /// anything else, including padding, white space and empty input.
+    public static func decodeUnpadded(_ text: some StringProtocol) -> [UInt8]? {
+        var characters = Array(text.utf8)
+        guard characters.count % 4 != 1, !characters.contains(UInt8(ascii: "=")) else { return nil }
+        if characters.count % 4 != 0 {
+            characters += Array(repeating: UInt8(ascii: "="), count: 4 - characters.count % 4)
+        }
+        return decodeCanonical(characters, plus: UInt8(ascii: "+"), slash: UInt8(ascii: "/"))
+    }
+
     /// Encodes as base64url without padding (RFC 7515 §2).
     public static func encodeURL<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         encode(bytes).replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
