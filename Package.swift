@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "SignetCore", targets: ["SignetCore"]),
+        .library(name: "SignetVault", targets: ["SignetVault"]),
         .executable(name: "signet", targets: ["signet"]),
     ],
     dependencies: [
@@ -22,10 +23,21 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // The system's libsqlite3 (Debian: libsqlite3-dev), wrapped thinly by SignetVault.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .target(
+            name: "SignetVault",
+            dependencies: [
+                "SignetCore",
+                "CSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "signet",
             dependencies: [
                 "SignetCore",
+                "SignetVault",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -39,6 +51,10 @@ let package = Package(
             name: "SignetCoreTests",
             dependencies: ["SignetCore"],
             resources: [.copy("Vectors")]
+        ),
+        .testTarget(
+            name: "SignetVaultTests",
+            dependencies: ["SignetVault"]
         ),
         // Drives the built `signet` binary against real openssl and ssh-keygen.
         .testTarget(

@@ -26,6 +26,9 @@ enum SQLiteValue: Equatable {
 final class SQLiteConnection {
     private let handle: OpaquePointer
 
+    /// The sqlite3 handle, for settings this wrapper does not cover.
+    var rawHandle: OpaquePointer { handle }
+
     /// Opens (or, with `create`, creates) the database file at `path`.
     init(path: String, create: Bool) throws(SQLiteError) {
         var db: OpaquePointer?

@@ -65,7 +65,7 @@ enum ExitStatus {
     /// Prints what went wrong and returns the exit code to use.
     static func report(_ error: any Error) -> Int32 {
         switch error {
-        case let error as SignetCoreError:
+        case let error as any SignetError:
             Console.error(error.description)
             return code(for: error.category)
         case let error as ExitCode:

@@ -87,6 +87,9 @@ final class Sandbox: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env["SIGNET_PASSPHRASE"] = nil
         env["SIGNET_HMAC_KEY"] = nil
+        env["SIGNET_VAULT"] = nil
+        // The default vault location must never be the tester's own.
+        env["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg-data").path
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let outURL = folder.appendingPathComponent(".out-\(UUID().uuidString)")

@@ -10,6 +10,14 @@ public enum FailureCategory: Sendable, Equatable {
     case environment
 }
 
+/// What every module's error enum provides, so that one place (the CLI's exit path, a
+/// server's error middleware) can report any of them: a message a user can act on, and the
+/// category that decides the exit code.
+public protocol SignetError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure, which the CLI maps to its exit code.
+    var category: FailureCategory { get }
+}
+
 /// Every error `SignetCore` throws. Each case carries what a user needs to act on it: the
 /// file (or other source) concerned and the exact problem.
 public enum SignetCoreError: Error, Sendable, Equatable {
@@ -43,7 +51,7 @@ public enum SignetCoreError: Error, Sendable, Equatable {
     case cryptoFailure(detail: String)
 }
 
-extension SignetCoreError: CustomStringConvertible {
+extension SignetCoreError: SignetError {
     public var description: String {
         switch self {
         case .io(let path, let detail): return "\(path): \(detail)"

@@ -78,13 +78,15 @@ public enum AtomicFile {
         return lstat(path, &info) == 0
     }
 
-    static func parentFolder(of path: String) -> String {
+    /// The folder holding `path` (`.` for a bare name).
+    public static func parentFolder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let folder = String(path[..<slash])
         return folder.isEmpty ? "/" : folder
     }
 
-    private static func syncFolder(_ folder: String) {
+    /// Flushes a folder's entries, so that a new name in it survives a power loss.
+    public static func syncFolder(_ folder: String) {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         _ = fsync(fd)

@@ -1,0 +1,133 @@
+import Foundation
+import SignetCore
+
+extension Vault {
+    /// Stores a private key (as PKCS#8 DER, sealed like any secret) under `service`/`account`.
+    /// It is then usable wherever a key is accepted, as `vault:SERVICE/ACCOUNT`.
+    ///
+    /// - Parameter replace: replace an existing private key (its creation date is kept);
+    ///   without it an existing item is ``VaultError/duplicateItem(service:account:)``.
+    public func setPrivateKey(
+        _ key: PrivateKey, service: String, account: String, details: VaultItemDetails? = nil, replace: Bool = false
+    ) throws(VaultError) {
+        var der: [UInt8]
+        do {
+            der = try key.encoded(as: .der)
+        } catch {
+            throw VaultError.invalidArgument(detail: "the key cannot be encoded as PKCS#8: \(error)")
+        }
+        let secret = SecretBytes(consuming: &der)
+        try store(
+            secret, kind: .privateKey, service: service, account: account, details: details ?? (replace ? nil : VaultItemDetails()),
+            mode: replace ? .upsert : .insert)
+    }
+
+    /// The private key stored under `service`/`account`.
+    /// - Parameter policy: what key sizes are accepted (a weak RSA key stored with
+    ///   `--allow-weak` needs the same policy to come out again).
+    public func privateKey(service: String, account: String, policy: KeyPolicy = .strict) throws(VaultError) -> PrivateKey {
+        let item = try item(service: service, account: account)
+        guard item.kind == .privateKey else {
+            throw VaultError.wrongKind(service: service, account: account, expected: .privateKey, found: item.kind)
+        }
+        let secret = try secret(service: service, account: account)
+        let source = VaultKeyReference(service: service, account: account).description
+        do {
+            guard case .privateKey(let key) = try secret.withUnsafeBytes({ bytes throws(SignetCoreError) in
+                try KeyDecoder.decode(Array(bytes), source: source, policy: policy)
+            }) else {
+                throw VaultError.corrupted(path: path, detail: "\(source) does not hold a private key")
+            }
+            return key
+        } catch let error as VaultError {
+            throw error
+        } catch {
+            throw VaultError.corrupted(path: path, detail: "\(error)")
+        }
+    }
+}
+
+/// A `vault:SERVICE/ACCOUNT` key reference. A `/` or `%` inside a name is written `%2F` or
+/// `%25`, as in URIs, so that any service and account can be named.
+public struct VaultKeyReference: Sendable, Equatable, CustomStringConvertible {
+    public var service: String
+    public var account: String
+
+    public static let scheme = "vault"
+
+    public init(service: String, account: String) {
+        self.service = service
+        self.account = account
+    }
+
+    /// Parses `vault:SERVICE/ACCOUNT`.
+    public init(parsing text: String) throws(VaultError) {
+        let prefix = Self.scheme + ":"
+        guard text.hasPrefix(prefix) else {
+            throw VaultError.invalidArgument(detail: "'\(text)' is not a vault key reference (vault:SERVICE/ACCOUNT)")
+        }
+        let parts = text.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let service = Self.decode(parts[0]), let account = Self.decode(parts[1]) else {
+            throw VaultError.invalidArgument(
+                detail: "'\(text)' is not of the form vault:SERVICE/ACCOUNT (write a '/' or '%' inside a name as %2F or %25)")
+        }
+        try VaultLimits.checkName(service, "service")
+        try VaultLimits.checkName(account, "account")
+        self.init(service: service, account: account)
+    }
+
+    public var description: String { "\(Self.scheme):\(Self.encode(service))/\(Self.encode(account))" }
+
+    private static func encode(_ name: String) -> String {
+        name.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+    }
+
+    private static func decode(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var index = text.utf8.startIndex
+        let utf8 = text.utf8
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%") {
+                let first = utf8.index(after: index)
+                guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
+                    let value = UInt8(String(decoding: utf8[first...utf8.index(after: first)], as: UTF8.self), radix: 16)
+                else { return nil }
+                bytes.append(value)
+                index = utf8.index(first, offsetBy: 2)
+            } else {
+                bytes.append(byte)
+                index = utf8.index(after: index)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+/// Resolves `vault:SERVICE/ACCOUNT` key references for ``KeySourceResolver``: register one
+/// and every command or API that takes a key accepts keys stored in the vault.
+public struct VaultKeySource: KeySourceProvider {
+    public var scheme: String { VaultKeyReference.scheme }
+    private let openVault: @Sendable () async throws -> Vault
+
+    /// - Parameter openVault: opens and unlocks the vault when a reference is first resolved
+    ///   (so a command that uses no vault key never asks for the vault's passphrase).
+    public init(openVault: @escaping @Sendable () async throws -> Vault) {
+        self.openVault = openVault
+    }
+
+    public func signer(reference: String, algorithm: SignatureAlgorithm?, resolver: KeySourceResolver) async throws -> any Signer {
+        let key = try await privateKey(reference: reference, resolver: resolver)
+        return try SoftwareSigner(key: key, algorithm: algorithm)
+    }
+
+    public func publicKey(reference: String, resolver: KeySourceResolver) async throws -> PublicKey {
+        try await privateKey(reference: reference, resolver: resolver).publicKey
+    }
+
+    private func privateKey(reference: String, resolver: KeySourceResolver) async throws -> PrivateKey {
+        let parsed = try VaultKeyReference(parsing: reference)
+        let vault = try await openVault()
+        return try await vault.privateKey(service: parsed.service, account: parsed.account, policy: resolver.policy)
+    }
+}

@@ -1,0 +1,201 @@
+import CSQLite
+import SignetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The vault's one row of key material and settings.
+struct VaultHeader: Sendable {
+    var method: VaultUnlockMethod
+    /// `scrypt$ln=17,r=8,p=1`, or `none` for a key-file-only vault.
+    var kdf: String
+    var salt: [UInt8]
+    var wrappedKey: [UInt8]
+
+    var kdfParameters: VaultKDFParameters? { VaultKDFParameters(recorded: kdf) }
+}
+
+/// The SQLite file under a vault: its schema, its settings, and SQLite's errors turned into
+/// ``VaultError``s. Owned by one ``Vault`` actor, which serialises every call.
+final class VaultDatabase {
+    let path: String
+    let connection: SQLiteConnection
+
+    /// `PRAGMA application_id`: "SGVL", so `file(1)`-like tools and we can tell a vault apart.
+    static let applicationID: Int64 = 0x5347_564C
+    static let schemaVersion: Int64 = 1
+    /// How long a writer waits for another process's transaction before giving up.
+    static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    static let schema = """
+        CREATE TABLE vault(
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            unlock TEXT NOT NULL,
+            kdf TEXT NOT NULL,
+            salt BLOB NOT NULL,
+            wrapped_key BLOB NOT NULL
+        );
+        CREATE TABLE items(
+            service TEXT NOT NULL,
+            account TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            created INTEGER NOT NULL,
+            modified INTEGER NOT NULL,
+            details BLOB NOT NULL,
+            secret BLOB NOT NULL,
+            PRIMARY KEY (service, account)
+        ) WITHOUT ROWID;
+        """
+
+    /// Opens the existing vault at `path` and checks that it is one.
+    init(opening path: String) throws(VaultError) {
+        self.path = path
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { throw VaultError.vaultMissing(path: path) }
+            throw VaultError.io(path: path, detail: String(cString: strerror(errno)))
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw VaultError.io(path: path, detail: "is not a regular file") }
+        do {
+            connection = try SQLiteConnection(path: path, create: false)
+        } catch {
+            throw Self.map(error, path: path)
+        }
+        try configure()
+        let identity = try run { () throws(SQLiteError) in
+            (try connection.query("PRAGMA application_id").first?.first?.integer,
+             try connection.query("PRAGMA user_version").first?.first?.integer)
+        }
+        guard identity.0 == Self.applicationID else {
+            throw VaultError.notAVault(path: path, detail: "an SQLite database of another application")
+        }
+        guard identity.1 == Self.schemaVersion else {
+            throw VaultError.notAVault(path: path, detail: "vault format \(identity.1 ?? 0); this signet reads format \(Self.schemaVersion)")
+        }
+    }
+
+    private init(path: String, connection: SQLiteConnection) throws(VaultError) {
+        self.path = path
+        self.connection = connection
+        try configure()
+    }
+
+    /// Creates a vault at `path` holding `header`, atomically: it is built under a temporary
+    /// name in the same folder and linked into place, so `path` is either absent or a whole
+    /// vault, and an existing file is never touched.
+    static func create(at path: String, header: VaultHeader) throws(VaultError) {
+        var info = stat()
+        if lstat(path, &info) == 0 { throw VaultError.vaultExists(path: path) }
+        for suffix in ["-wal", "-shm", "-journal"] where lstat(path + suffix, &info) == 0 {
+            // A stale journal would be replayed into the new file.
+            throw VaultError.io(path: path, detail: "\(path)\(suffix) exists without its vault; remove it first")
+        }
+        let folder = AtomicFile.parentFolder(of: path)
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        var template = Array("\(folder)/.\(base).signet-new-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // mode 0600
+        guard fd >= 0 else { throw VaultError.io(path: path, detail: String(cString: strerror(errno))) }
+        close(fd)
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { unlink(temporary) }
+        do {
+            let connection: SQLiteConnection
+            do {
+                connection = try SQLiteConnection(path: temporary, create: false)
+            } catch {
+                throw map(error, path: path)
+            }
+            let database = try VaultDatabase(path: path, connection: connection)
+            try database.run { () throws(SQLiteError) in
+                try connection.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(schemaVersion)")
+                try connection.execute("BEGIN IMMEDIATE; \(schema)")
+                try connection.query(
+                    "INSERT INTO vault(id, unlock, kdf, salt, wrapped_key) VALUES (1, ?, ?, ?, ?)",
+                    [.text(header.method.rawValue), .text(header.kdf), .blob(header.salt), .blob(header.wrappedKey)])
+                try connection.execute("COMMIT")
+            }
+        }  // the connection closes here, checkpointing and removing the temporary's WAL
+        let syncFD = open(temporary, O_RDONLY)
+        if syncFD >= 0 {
+            fsync(syncFD)
+            close(syncFD)
+        }
+        guard link(temporary, path) == 0 else {
+            if errno == EEXIST { throw VaultError.vaultExists(path: path) }
+            throw VaultError.io(path: path, detail: String(cString: strerror(errno)))
+        }
+        AtomicFile.syncFolder(folder)
+    }
+
+    /// Per-connection settings: WAL with full sync (a committed write survives kill -9 and
+    /// power loss), a busy timeout so concurrent processes queue instead of failing, deleted
+    /// content overwritten, and no trust in functions named by the schema.
+    private func configure() throws(VaultError) {
+        sqlite3_busy_timeout(connection.rawHandle, Self.busyTimeoutMilliseconds)
+        try run { () throws(SQLiteError) in
+            try connection.execute("PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON")
+            let mode = try connection.query("PRAGMA journal_mode = WAL").first?.first?.text
+            guard mode?.lowercased() == "wal" else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch to write-ahead logging (journal mode \(mode ?? "unknown"))")
+            }
+            try connection.execute("PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
+        }
+    }
+
+    /// The header row.
+    func header() throws(VaultError) -> VaultHeader {
+        let rows = try run { () throws(SQLiteError) in
+            try connection.query("SELECT unlock, kdf, salt, wrapped_key FROM vault WHERE id = 1")
+        }
+        guard let row = rows.first, row.count == 4, let unlock = row[0].text, let method = VaultUnlockMethod(rawValue: unlock),
+            let kdf = row[1].text, let salt = row[2].blob, let wrapped = row[3].blob
+        else {
+            throw VaultError.corrupted(path: path, detail: "the key record is missing or malformed")
+        }
+        let header = VaultHeader(method: method, kdf: kdf, salt: salt, wrappedKey: wrapped)
+        guard salt.count >= 16, method.needsPassphrase == (header.kdfParameters != nil) else {
+            throw VaultError.corrupted(path: path, detail: "the key record's salt or scrypt parameters are malformed")
+        }
+        return header
+    }
+
+    /// Runs SQLite work, turning its errors into ``VaultError``s.
+    func run<T>(_ body: () throws(SQLiteError) -> T) throws(VaultError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw Self.map(error, path: path)
+        }
+    }
+
+    /// Runs `body` in one write transaction (BEGIN IMMEDIATE … COMMIT), rolled back on error.
+    @discardableResult
+    func write<T>(_ body: () throws -> T) throws(VaultError) -> T {
+        try read { try connection.transaction(body) }
+    }
+
+    /// Runs `body`, which may throw SQLite's or the vault's errors, as a ``VaultError``.
+    @discardableResult
+    func read<T>(_ body: () throws -> T) throws(VaultError) -> T {
+        do {
+            return try body()
+        } catch let error as VaultError {
+            throw error
+        } catch let error as SQLiteError {
+            throw Self.map(error, path: path)
+        } catch {
+            throw VaultError.io(path: path, detail: "\(error)")
+        }
+    }
+
+    static func map(_ error: SQLiteError, path: String) -> VaultError {
+        switch error.primaryCode {
+        case SQLITE_BUSY, SQLITE_LOCKED: return .busy(path: path)
+        case SQLITE_NOTADB: return .notAVault(path: path, detail: "not an SQLite database")
+        case SQLITE_CORRUPT: return .corrupted(path: path, detail: error.description)
+        default: return .io(path: path, detail: error.description)
+        }
+    }
+}
