@@ -14,6 +14,8 @@ struct CLIPassphraseProvider: PassphraseProvider {
     static let environmentVariable = "SIGNET_PASSPHRASE"
 
     var passphraseFile: String?
+    /// Whether `SIGNET_PASSPHRASE` is a source (not for a new passphrase replacing it).
+    var useEnvironment = true
 
     func passphrase(for source: String, confirm: Bool) throws -> SecretBytes {
         let secret = try obtain(for: source, confirm: confirm)
@@ -32,7 +34,7 @@ struct CLIPassphraseProvider: PassphraseProvider {
             let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
             return SecretBytes(trimmed)
         }
-        if let value = getenv(Self.environmentVariable) {
+        if useEnvironment, let value = getenv(Self.environmentVariable) {
             return SecretBytes(Array(String(cString: value).utf8))
         }
         // Prompt only when a person is watching: standard error is a terminal.
@@ -40,7 +42,9 @@ struct CLIPassphraseProvider: PassphraseProvider {
         guard terminal >= 0 else {
             throw SignetCoreError.passphraseUnavailable(
                 source: source,
-                detail: "a passphrase is needed and there is no terminal to ask on (use --passphrase-file FILE or set \(Self.environmentVariable))")
+                detail: useEnvironment
+                    ? "a passphrase is needed and there is no terminal to ask on (use --passphrase-file FILE or set \(Self.environmentVariable))"
+                    : "a passphrase is needed and there is no terminal to ask on (use --new-passphrase-file FILE)")
         }
         defer { close(terminal) }
         let first = try TerminalPrompt.read(prompt: "Passphrase for \(source): ", terminal: terminal)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SignetCore
+import SignetVault
 
 /// `--quiet`, shared by every command that can print progress or notes.
 struct QuietOption: ParsableArguments {
@@ -17,12 +18,22 @@ struct KeyAccessOptions: ParsableArguments {
     @Flag(name: .customLong("allow-weak"), help: "Accept RSA keys of 1024 to 2047 bits.")
     var allowWeak = false
 
+    @Option(name: .customLong("vault"), help: ArgumentHelp(
+        "The vault that vault:SERVICE/ACCOUNT keys come from (else $SIGNET_VAULT, else the per-user default).",
+        valueName: "PATH"))
+    var vault: String?
+
     var policy: KeyPolicy { KeyPolicy(allowWeakRSA: allowWeak) }
 
     var passphrases: CLIPassphraseProvider { CLIPassphraseProvider(passphraseFile: passphraseFile) }
 
-    /// The resolver that turns `--key` values into signers and public keys.
-    var resolver: KeySourceResolver { KeySourceResolver(policy: policy, passphrases: passphrases) }
+    /// The resolver that turns `--key` values into signers and public keys: files, `-`, and
+    /// `vault:SERVICE/ACCOUNT` (the vault is opened only when such a key is used; its
+    /// passphrase comes from the same sources as a key file's).
+    var resolver: KeySourceResolver {
+        let vaultAccess = VaultAccess(explicitPath: vault, passphraseFile: passphraseFile, keyFile: nil)
+        return KeySourceResolver(policy: policy, passphrases: passphrases, providers: [vaultAccess.keySource])
+    }
 }
 
 /// Where a command's data goes: standard output or a file written atomically.

@@ -1,0 +1,145 @@
+import ArgumentParser
+import SignetCore
+import SignetVault
+
+/// `signet vault import SERVICE ACCOUNT KEYFILE`.
+struct VaultImport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Store a private key file in the vault, usable afterwards as --key vault:SERVICE/ACCOUNT.",
+        discussion: """
+        Any private key format signet reads is accepted (PKCS#8, encrypted PKCS#8, PKCS#1, \
+        SEC1, JWK, iOS). An encrypted key's passphrase comes from --key-passphrase-file, else \
+        SIGNET_PASSPHRASE, else a prompt. The key file is left where it is: delete it once the \
+        vault is its home.
+        """)
+
+    @OptionGroup var name: VaultItemName
+
+    @Argument(help: ArgumentHelp("The private key file ('-': standard input).", valueName: "KEYFILE"))
+    var keyFile: String
+
+    @Option(name: .customLong("key-passphrase-file"), help: ArgumentHelp(
+        "Read the key file's passphrase from the first line of F.", valueName: "F"))
+    var keyPassphraseFile: String?
+
+    @Flag(name: .customLong("allow-weak"), help: "Accept RSA keys of 1024 to 2047 bits.")
+    var allowWeak = false
+
+    @Flag(help: "Replace an existing private key item (keeping its creation date).")
+    var replace = false
+
+    @Option(help: ArgumentHelp("A human-readable name for the item.", valueName: "TEXT"))
+    var label: String?
+
+    @OptionGroup var options: VaultOptions
+    @OptionGroup var quietOption: QuietOption
+
+    func run() async throws {
+        let resolver = KeySourceResolver(
+            policy: KeyPolicy(allowWeakRSA: allowWeak), passphrases: CLIPassphraseProvider(passphraseFile: keyPassphraseFile))
+        let decoded = try resolver.decodeFile(keyFile)
+        let key = try resolver.privateKey(from: decoded, source: resolver.displayName(keyFile))
+        let vault = try options.access.openUnlocked()
+        try await vault.setPrivateKey(
+            key, service: name.service, account: name.account, details: label.map { VaultItemDetails(label: $0) }, replace: replace)
+        let reference = VaultKeyReference(service: name.service, account: name.account)
+        Console.note("stored \(key.kind) \(key.publicKey.fingerprint) as \(reference)", quiet: quietOption.quiet)
+        if keyFile != "-" {
+            Console.note("\(keyFile) is still on disk: delete it if the vault is to be the key's only home", quiet: quietOption.quiet)
+        }
+    }
+}
+
+/// `signet vault generate SERVICE ACCOUNT -t TYPE`.
+struct VaultGenerate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Generate a private key inside the vault: it never exists in a file.",
+        discussion: "Print its public key with 'signet key public vault:SERVICE/ACCOUNT'.")
+
+    @OptionGroup var name: VaultItemName
+
+    @Option(name: [.customShort("t"), .long], help: ArgumentHelp(
+        "rsa2048, rsa3072, rsa4096, p256, p384 or ed25519.", valueName: "TYPE"))
+    var type: String
+
+    @Option(help: ArgumentHelp("A human-readable name for the item.", valueName: "TEXT"))
+    var label: String?
+
+    @OptionGroup var options: VaultOptions
+    @OptionGroup var quietOption: QuietOption
+
+    func run() async throws {
+        guard let generationType = KeyGenerationType(rawValue: type.lowercased()), generationType != .rsa1024 else {
+            throw SignetCoreError.invalidArgument(
+                detail: "unknown key type '\(type)' (choose rsa2048, rsa3072, rsa4096, p256, p384 or ed25519)")
+        }
+        let vault = try options.access.openUnlocked()
+        let key = try PrivateKey.generate(generationType)
+        try await vault.setPrivateKey(key, service: name.service, account: name.account, details: label.map { VaultItemDetails(label: $0) })
+        let reference = VaultKeyReference(service: name.service, account: name.account)
+        Console.note("generated \(key.kind) \(key.publicKey.fingerprint) as \(reference)", quiet: quietOption.quiet)
+    }
+}
+
+/// `signet vault export SERVICE ACCOUNT`.
+struct VaultExport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a stored private key (or, with --public, its public key) to a file or standard output.",
+        discussion: """
+        Private keys are written 0600 and never over an existing file without --force; \
+        --encrypt writes encrypted PKCS#8 (the new passphrase from --new-passphrase-file or \
+        a prompt).
+        """)
+
+    @OptionGroup var name: VaultItemName
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write ('-': standard output, the default).", valueName: "OUT"))
+    var output: String = "-"
+
+    @Option(help: ArgumentHelp(
+        "Private: pem (default), der, pkcs1, pkcs1-der, sec1, sec1-der, jwk, ios. Public: pem, der, pkcs1, pkcs1-der, openssh, jwk, ios.",
+        valueName: "FORMAT"))
+    var format: String = "pem"
+
+    @Flag(help: "Write only the public key.")
+    var `public` = false
+
+    @Flag(help: "Encrypt the written private key with a new passphrase.")
+    var encrypt = false
+
+    @Option(name: .customLong("new-passphrase-file"), help: ArgumentHelp(
+        "With --encrypt: read the new passphrase from the first line of F.", valueName: "F"))
+    var newPassphraseFile: String?
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @OptionGroup var options: VaultOptions
+
+    func validate() throws {
+        if encrypt && `public` { throw ValidationError("--encrypt applies to private keys, not with --public") }
+        if newPassphraseFile != nil && !encrypt { throw ValidationError("--new-passphrase-file applies only with --encrypt") }
+    }
+
+    func run() async throws {
+        if !force, output != "-", AtomicFile.exists(output) { throw SignetCoreError.outputExists(path: output) }
+        let vault = try options.access.openUnlocked()
+        let key = try await vault.privateKey(service: name.service, account: name.account, policy: KeyPolicy(allowWeakRSA: true))
+        if `public` {
+            let format = try KeyFormatParsing.publicFormat(format)
+            let encoded = try key.publicKey.encoded(as: format)
+            try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .standard, force: force)
+            return
+        }
+        let format = try KeyFormatParsing.privateFormat(format)
+        let passphrase = try encrypt
+            ? CLIPassphraseProvider(passphraseFile: newPassphraseFile, useEnvironment: false).passphrase(for: output, confirm: true)
+            : nil
+        var encoded = try key.encoded(as: format, passphrase: passphrase)
+        defer { SecretBytes.zero(&encoded) }
+        try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .privateToOwner, force: force)
+    }
+}
