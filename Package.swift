@@ -56,10 +56,11 @@ let package = Package(
             name: "SignetVaultTests",
             dependencies: ["SignetVault"]
         ),
-        // Drives the built `signet` binary against real openssl and ssh-keygen.
+        // Drives the built `signet` binary against real openssl, ssh-keygen, sqlite3 and python3;
+        // opens vaults the CLI wrote with the library to check them.
         .testTarget(
             name: "SignetCLITests",
-            dependencies: ["signet"]
+            dependencies: ["signet", "SignetCore", "SignetVault"]
         ),
     ],
     swiftLanguageModes: [.v6]
