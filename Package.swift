@@ -41,10 +41,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // In-process sign/verify operations per second, for Scripts/bench (not a product).
+        // In-process measurements for Scripts/bench: sign/verify ops/s, vault vs plain SQLite (not a product).
         .executableTarget(
             name: "signet-bench",
-            dependencies: ["SignetCore"],
+            dependencies: ["SignetCore", "SignetVault", "CSQLite"],
             path: "Benchmarks/SignetBench"
         ),
         .testTarget(
