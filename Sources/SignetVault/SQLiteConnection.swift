@@ -25,6 +25,8 @@ enum SQLiteValue: Equatable {
 /// justify a database package. Not thread-safe; the owning actor serialises access.
 final class SQLiteConnection {
     private let handle: OpaquePointer
+    /// Prepared statements by SQL text; the vault uses a fixed dozen.
+    private var statements: [String: OpaquePointer] = [:]
 
     /// The sqlite3 handle, for settings this wrapper does not cover.
     var rawHandle: OpaquePointer { handle }
@@ -43,7 +45,10 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
 
     /// Runs one or more statements that return no rows.
     func execute(_ sql: String) throws(SQLiteError) {
@@ -56,14 +61,15 @@ final class SQLiteConnection {
         }
     }
 
-    /// Runs one statement with `arguments` bound in order; returns its rows.
+    /// Runs one statement with `arguments` bound in order; returns its rows. Statements are
+    /// prepared once per connection and reused.
     @discardableResult
     func query(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw lastError()
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
         }
-        defer { sqlite3_finalize(statement) }
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -89,6 +95,17 @@ final class SQLiteConnection {
         return rows
     }
 
+    /// The prepared statement for `sql`, from the cache or prepared now.
+    private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
+            throw lastError()
+        }
+        statements[sql] = statement
+        return statement
+    }
+
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
@@ -96,13 +113,13 @@ final class SQLiteConnection {
     /// if it throws. IMMEDIATE takes the write lock up front, so two processes never both
     /// read-then-write and fail at commit.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try query("BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try query("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            if sqlite3_get_autocommit(handle) == 0 { _ = try? query("ROLLBACK") }
             throw error
         }
     }
