@@ -47,19 +47,24 @@ struct CLIPassphraseProvider: PassphraseProvider {
                     : "a passphrase is needed and there is no terminal to ask on (use --new-passphrase-file FILE)")
         }
         defer { close(terminal) }
-        let first = try TerminalPrompt.read(prompt: "Passphrase for \(source): ", terminal: terminal)
-        guard confirm else { return first }
-        let second = try TerminalPrompt.read(prompt: "Repeat the passphrase: ", terminal: terminal)
-        guard ConstantTime.equals(first.bytes, second.bytes) else {
-            throw SignetCoreError.invalidArgument(detail: "the two passphrases differ")
-        }
-        return first
+        return try TerminalPrompt.read(prompt: "Passphrase for \(source): ", what: "passphrase", confirm: confirm, terminal: terminal)
     }
 }
 
 /// Reads a line from the terminal with echo off.
 enum TerminalPrompt {
     static let maximumLength = 4096
+
+    /// Asks once, or with `confirm` twice ("Repeat the WHAT: "), requiring the same answer.
+    static func read(prompt: String, what: String, confirm: Bool, terminal: Int32) throws -> SecretBytes {
+        let first = try read(prompt: prompt, terminal: terminal)
+        guard confirm else { return first }
+        let second = try read(prompt: "Repeat the \(what): ", terminal: terminal)
+        guard ConstantTime.equals(first.bytes, second.bytes) else {
+            throw SignetCoreError.invalidArgument(detail: "the two \(what)s differ")
+        }
+        return first
+    }
 
     static func read(prompt: String, terminal: Int32) throws -> SecretBytes {
         _ = Array(prompt.utf8).withUnsafeBytes { systemWrite(terminal, $0.baseAddress, $0.count) }

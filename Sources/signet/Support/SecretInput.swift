@@ -27,13 +27,8 @@ enum SecretInput {
                 source: "standard input", detail: "cannot open the terminal to ask for the \(what)")
         }
         defer { close(terminal) }
-        let first = try TerminalPrompt.read(prompt: "\(what.prefix(1).uppercased() + what.dropFirst()): ", terminal: terminal)
-        guard confirm else { return first }
-        let second = try TerminalPrompt.read(prompt: "Repeat the \(what): ", terminal: terminal)
-        guard ConstantTime.equals(first.bytes, second.bytes) else {
-            throw SignetCoreError.invalidArgument(detail: "the two \(what)s differ")
-        }
-        return first
+        return try TerminalPrompt.read(
+            prompt: "\(what.prefix(1).uppercased() + what.dropFirst()): ", what: what, confirm: confirm, terminal: terminal)
     }
 
     /// The whole content of `path` (`-`: standard input) minus one trailing line ending.
