@@ -156,9 +156,13 @@ extension Vault {
             }
             let now = Self.now()
             let created = existing?.created ?? now
-            let keptSecret = try existing.map { row throws(VaultError) in try openSecret(row, service: service, account: account, cipher: cipher) }
-            let keptDetails = try existing.map { row throws(VaultError) in try openDetails(row, service: service, account: account, cipher: cipher) }
+            // Open only what is kept: an item whose sealed parts are damaged can still be replaced.
+            let keptSecret = try secret == nil
+                ? existing.map { row throws(VaultError) in try openSecret(row, service: service, account: account, cipher: cipher) } : nil
+            let keptDetails = try details == nil
+                ? existing.map { row throws(VaultError) in try openDetails(row, service: service, account: account, cipher: cipher) } : nil
             guard let value = secret ?? keptSecret else { throw VaultError.invalidArgument(detail: "no secret to store") }
+            if newKind == .privateKey, secret != nil { try Self.checkPrivateKey(value, service: service, account: account) }
             if existing != nil {
                 try db.connection.query("DELETE FROM items WHERE service = ? AND account = ?", [.text(service), .text(account)])
             }
@@ -214,6 +218,17 @@ extension Vault {
             throw VaultError.corrupted(path: path, detail: "the details of '\(service)'/'\(account)' are not valid JSON")
         }
         return details
+    }
+
+    /// A private-key item's secret must be a private key SignetCore reads (PKCS#8 DER when
+    /// stored through ``setPrivateKey(_:service:account:details:replace:)``).
+    static func checkPrivateKey(_ secret: SecretBytes, service: String, account: String) throws(VaultError) {
+        let decoded = secret.withUnsafeBytes { bytes in
+            try? KeyDecoder.decode(Array(bytes), source: "\(service)/\(account)", policy: KeyPolicy(allowWeakRSA: true))
+        }
+        guard case .privateKey = decoded else {
+            throw VaultError.invalidArgument(detail: "the secret for \(service) / \(account) is not an unencrypted private key")
+        }
     }
 
     static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }

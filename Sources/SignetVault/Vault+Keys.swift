@@ -91,9 +91,9 @@ public struct VaultKeyReference: Sendable, Equatable, CustomStringConvertible {
             if byte == UInt8(ascii: "%") {
                 let first = utf8.index(after: index)
                 guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
-                    let value = UInt8(String(decoding: utf8[first...utf8.index(after: first)], as: UTF8.self), radix: 16)
+                    let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)])
                 else { return nil }
-                bytes.append(value)
+                bytes.append(high << 4 | low)
                 index = utf8.index(first, offsetBy: 2)
             } else {
                 bytes.append(byte)
@@ -102,18 +102,28 @@ public struct VaultKeyReference: Sendable, Equatable, CustomStringConvertible {
         }
         return String(validating: bytes, as: UTF8.self)
     }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
 }
 
 /// Resolves `vault:SERVICE/ACCOUNT` key references for ``KeySourceResolver``: register one
 /// and every command or API that takes a key accepts keys stored in the vault.
 public struct VaultKeySource: KeySourceProvider {
     public var scheme: String { VaultKeyReference.scheme }
-    private let openVault: @Sendable () async throws -> Vault
+    private let opener: VaultOpener
 
     /// - Parameter openVault: opens and unlocks the vault when a reference is first resolved
-    ///   (so a command that uses no vault key never asks for the vault's passphrase).
+    ///   (so a command that uses no vault key never asks for the vault's passphrase); the
+    ///   vault is then kept for later references.
     public init(openVault: @escaping @Sendable () async throws -> Vault) {
-        self.openVault = openVault
+        opener = VaultOpener(open: openVault)
     }
 
     public func signer(reference: String, algorithm: SignatureAlgorithm?, resolver: KeySourceResolver) async throws -> any Signer {
@@ -127,7 +137,22 @@ public struct VaultKeySource: KeySourceProvider {
 
     private func privateKey(reference: String, resolver: KeySourceResolver) async throws -> PrivateKey {
         let parsed = try VaultKeyReference(parsing: reference)
-        let vault = try await openVault()
+        let vault = try await opener.vault()
         return try await vault.privateKey(service: parsed.service, account: parsed.account, policy: resolver.policy)
+    }
+}
+
+/// Opens the vault once, on first use, for every copy of a ``VaultKeySource``.
+private actor VaultOpener {
+    private let open: @Sendable () async throws -> Vault
+    private var opened: Vault?
+
+    init(open: @escaping @Sendable () async throws -> Vault) { self.open = open }
+
+    func vault() async throws -> Vault {
+        if let opened { return opened }
+        let vault = try await open()
+        opened = vault
+        return vault
     }
 }

@@ -138,6 +138,9 @@ public actor Vault {
         if !method.needsKeyFile, credentials.keyFile != nil {
             throw VaultError.credentialsRequired(path: path, detail: "this vault uses no key file, but one was given")
         }
+        if !method.needsPassphrase, credentials.passphrase != nil {
+            throw VaultError.credentialsRequired(path: path, detail: "this vault uses no passphrase (only a key file), but one was given")
+        }
         let used = VaultCredentials(
             passphrase: method.needsPassphrase ? credentials.passphrase : nil,
             keyFile: method.needsKeyFile ? credentials.keyFile : nil)

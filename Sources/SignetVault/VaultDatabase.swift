@@ -63,7 +63,8 @@ final class VaultDatabase {
         } catch {
             throw Self.map(error, path: path)
         }
-        try configure()
+        // Identify the file before changing anything in it (the switch to WAL is persistent).
+        sqlite3_busy_timeout(connection.rawHandle, Self.busyTimeoutMilliseconds)
         let identity = try run { () throws(SQLiteError) in
             (try connection.query("PRAGMA application_id").first?.first?.integer,
              try connection.query("PRAGMA user_version").first?.first?.integer)
@@ -74,6 +75,7 @@ final class VaultDatabase {
         guard identity.1 == Self.schemaVersion else {
             throw VaultError.notAVault(path: path, detail: "vault format \(identity.1 ?? 0); this signet reads format \(Self.schemaVersion)")
         }
+        try configure()
     }
 
     private init(path: String, connection: SQLiteConnection) throws(VaultError) {

@@ -22,8 +22,10 @@ public enum PasswordHashAlgorithm: Sendable, Equatable, CustomStringConvertible 
     public static let scryptLogNRange = 1...20
     public static let scryptRRange = 1...32
     public static let scryptPRange = 1...16
-    /// scrypt's memory, 128 · r · N · p bytes, is kept within this bound (1 GiB).
-    public static let scryptMaximumMemory = 1 << 30
+    /// 128 · r · N · p bytes (scrypt's memory, times p for its work) is kept within this
+    /// bound: 256 MiB, twice the default, so that a planted hash cannot make each
+    /// verification take a gigabyte.
+    public static let scryptMaximumMemory = 256 << 20
     public static let pbkdf2IterationRange = 1...10_000_000
 
     /// The PHC identifier: `scrypt` or `pbkdf2-sha256`.
@@ -77,7 +79,7 @@ public enum PasswordHashAlgorithm: Sendable, Equatable, CustomStringConvertible 
                     detail: "scrypt parameters ln=\(logN),r=\(r),p=\(p) are outside ln 1–20, r 1–32, p 1–16")
             }
             guard 128 * r * p << logN <= Self.scryptMaximumMemory else {
-                throw SignetCoreError.invalidArgument(detail: "scrypt parameters ln=\(logN),r=\(r),p=\(p) need more than 1 GiB of memory")
+                throw SignetCoreError.invalidArgument(detail: "scrypt parameters ln=\(logN),r=\(r),p=\(p) need more than 256 MiB of memory (128 · r · N · p)")
             }
         case .pbkdf2SHA256(let iterations):
             guard Self.pbkdf2IterationRange.contains(iterations) else {

@@ -44,7 +44,7 @@ struct VaultInit: AsyncParsableCommand {
     var noPassphrase = false
 
     @Option(name: .customLong("scrypt-log-n"), help: ArgumentHelp(
-        "scrypt cost: N = 2^VALUE (default 17, about 0.5 s and 128 MiB per unlock; below 15 only for tests).",
+        "scrypt cost: N = 2^VALUE (10 to 18; default 17, about 0.5 s and 128 MiB per unlock; below 15 only for tests).",
         valueName: "VALUE"))
     var scryptLogN = VaultKDFParameters.default.logN
 
@@ -54,8 +54,8 @@ struct VaultInit: AsyncParsableCommand {
     func run() async throws {
         let access = options.access
         let path = try access.path
-        guard (10...20).contains(scryptLogN) else {
-            throw VaultError.invalidArgument(detail: "--scrypt-log-n must be from 10 to 20, not \(scryptLogN)")
+        guard (10...18).contains(scryptLogN) else {
+            throw VaultError.invalidArgument(detail: "--scrypt-log-n must be from 10 to 18, not \(scryptLogN)")
         }
         if noPassphrase, options.keyFile == nil {
             throw VaultError.invalidArgument(detail: "--no-passphrase needs --vault-key-file F (something must unlock the vault)")
@@ -108,8 +108,8 @@ struct VaultPasswd: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        guard (10...20).contains(scryptLogN) else {
-            throw VaultError.invalidArgument(detail: "--scrypt-log-n must be from 10 to 20, not \(scryptLogN)")
+        guard (10...18).contains(scryptLogN) else {
+            throw VaultError.invalidArgument(detail: "--scrypt-log-n must be from 10 to 18, not \(scryptLogN)")
         }
         if removeKeyFile, newKeyFile != nil {
             throw VaultError.invalidArgument(detail: "--remove-key-file and --new-vault-key-file contradict each other")
