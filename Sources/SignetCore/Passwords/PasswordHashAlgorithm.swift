@@ -67,7 +67,12 @@ public enum PasswordHashAlgorithm: Sendable, Equatable, CustomStringConvertible 
             throw SignetCoreError.unsupported(
                 source: "password hash", detail: "the function '\(phc.id)' (supported: scrypt, pbkdf2-sha256)")
         }
-        try validate()
+        do {
+            try validate()
+        } catch {
+            // A stored hash that asks for too much is bad input, not a bad command line.
+            throw SignetCoreError.malformed(source: "password hash", detail: error.description)
+        }
     }
 
     /// Refuses parameters outside the bounds above.
