@@ -117,9 +117,7 @@ public actor Vault {
         } catch {
             throw VaultError.invalidArgument(detail: "\(error)")
         }
-        var salt = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for index in salt.indices { salt[index] = generator.next() }
+        let salt = RandomBytes.make(32)
         let kdfText = method.needsPassphrase ? kdf.recorded : "none"
         let kek = try VaultCipher.keyEncryptionKey(
             credentials: credentials, method: method, kdf: method.needsPassphrase ? kdf : nil, salt: salt)

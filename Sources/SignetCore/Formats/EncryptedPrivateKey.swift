@@ -127,9 +127,8 @@ public struct EncryptedPrivateKey: Sendable {
     /// `EncryptedPrivateKeyInfo`.
     public static func encrypt(pkcs8 der: [UInt8], passphrase: SecretBytes, iterations: Int = defaultIterations) throws(SignetCoreError) -> [UInt8] {
         guard !passphrase.isEmpty else { throw SignetCoreError.invalidArgument(detail: "the passphrase is empty") }
-        var generator = SystemRandomNumberGenerator()
-        let salt = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let iv = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let salt = RandomBytes.make(16)
+        let iv = RandomBytes.make(16)
         let ciphertext: [UInt8]
         do {
             let key = try passphrase.withUnsafeBytes { bytes in

@@ -39,9 +39,7 @@ public struct PasswordHasher: Sendable {
     /// A new PHC string for `password`, with a fresh random salt.
     public func hash(_ password: SecretBytes) throws(SignetCoreError) -> String {
         try Self.check(password)
-        var salt = [UInt8](repeating: 0, count: Self.saltLength)
-        var generator = SystemRandomNumberGenerator()
-        for index in salt.indices { salt[index] = generator.next() }
+        let salt = RandomBytes.make(Self.saltLength)
         let derived = try algorithm.derive(password: peppered(password), salt: salt, length: Self.hashLength)
         return PHCString(id: algorithm.phcIdentifier, parameters: algorithm.phcParameters, salt: salt, hash: derived.bytes)
             .description

@@ -140,10 +140,8 @@ extension VaultFolders {
     /// The key file at `path`, created first with 32 random bytes (0600) if it is missing.
     static func readOrCreateKeyFile(_ path: String, quiet: Bool) throws -> SecretBytes {
         if !AtomicFile.exists(path) {
-            var random = [UInt8](repeating: 0, count: 32)
+            var random = RandomBytes.make(32)
             defer { SecretBytes.zero(&random) }
-            var generator = SystemRandomNumberGenerator()
-            for index in random.indices { random[index] = generator.next() }
             try AtomicFile.write(random, to: path, permissions: .privateToOwner, overwrite: false)
             Console.note("wrote a new key file to \(path): keep a copy, the vault cannot be opened without it", quiet: quiet)
         }
