@@ -78,7 +78,8 @@ public struct VaultQuery: Sendable, Equatable {
 
 /// The bounds every item is held to, so that one item cannot bloat the vault or a listing.
 public enum VaultLimits {
-    /// Service and account names: 1 to 256 bytes of UTF-8, no control characters.
+    /// Service and account names: 1 to 256 bytes of UTF-8, no control characters and no
+    /// bidirectional controls. Names are compared byte for byte (not Unicode-normalised).
     public static let maximumNameLength = 256
     /// A secret: at most 64 KiB (a private key's PKCS#8 DER is under 2.5 KiB).
     public static let maximumSecretLength = 64 << 10
@@ -88,6 +89,9 @@ public enum VaultLimits {
     public static let maximumAttributes = 32
     public static let maximumAttributeNameLength = 64
 
+    /// U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069.
+    static let bidiControls: Set<UInt32> = [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
+
     static func checkName(_ name: String, _ what: String) throws(VaultError) {
         let count = name.utf8.count
         guard count >= 1, count <= maximumNameLength else {
@@ -95,6 +99,11 @@ public enum VaultLimits {
         }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw VaultError.invalidArgument(detail: "the \(what) '\(name.debugDescription.dropFirst().dropLast())' contains a control character")
+        }
+        // Bidirectional overrides and isolates make a listed name read as another one.
+        guard !name.unicodeScalars.contains(where: { bidiControls.contains($0.value) }) else {
+            throw VaultError.invalidArgument(
+                detail: "the \(what) '\(name.debugDescription.dropFirst().dropLast())' contains a bidirectional control character")
         }
     }
 

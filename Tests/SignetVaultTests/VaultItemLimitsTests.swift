@@ -31,7 +31,7 @@ import Testing
         try await expectInvalid("258 bytes in 129 characters") {
             try await vault.set(secret("x"), service: "s", account: tooLongAccented)
         }
-        for bad in ["line\nbreak", "tab\there", "nul\u{0}", "del\u{7F}", "nel\u{85}", "\r"] {
+        for bad in ["line\nbreak", "tab\there", "nul\u{0}", "del\u{7F}", "nel\u{85}", "\r", "gpj.\u{202E}exe", "a\u{2066}b", "\u{200F}x"] {
             try await expectInvalid("control character in \(bad.debugDescription)") {
                 try await vault.set(secret("x"), service: bad, account: "a")
             }
