@@ -35,7 +35,7 @@ public enum VaultError: SignetError, Equatable {
         case .itemNotFound(let service, let account):
             return "no item for service '\(service)' and account '\(account)'"
         case .duplicateItem(let service, let account):
-            return "an item for service '\(service)' and account '\(account)' already exists (set replaces it; add does not)"
+            return "an item for service '\(service)' and account '\(account)' already exists (delete or rename it first, or replace it)"
         case .wrongKind(let service, let account, let expected, let found):
             return "the item for service '\(service)' and account '\(account)' is a \(found.displayName), not a \(expected.displayName)"
         case .locked(let path):

@@ -58,6 +58,10 @@ struct VaultCLITests {
         #expect(missing.stdout.isEmpty)
         #expect(try sandbox.signet("vault", "set", "api", "empty", "--vault", vault, stdin: Data("\n".utf8), environment: Self.env).status == 2)
         #expect(try sandbox.signet("vault", "set", "api", "big", "--vault", vault, stdin: Data(count: 65537), environment: Self.env).status == 2)
+        // Exactly 64 KiB is accepted, also with the line ending that is stripped.
+        let atLimit = Data(repeating: 0x61, count: 65536) + Data("\r\n".utf8)
+        #expect(try sandbox.signet("vault", "set", "api", "max", "--vault", vault, stdin: atLimit, environment: Self.env).status == 0)
+        #expect(try sandbox.signet("vault", "get", "api", "max", "--vault", vault, environment: Self.env).stdout.count == 65537)
         #expect(try sandbox.signet(
             "vault", "set", String(repeating: "s", count: 257), "a", "--vault", vault, stdin: Data("x".utf8), environment: Self.env).status == 2)
         // The secret is never an argument.

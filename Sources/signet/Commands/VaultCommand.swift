@@ -131,6 +131,9 @@ struct VaultPasswd: AsyncParsableCommand {
             credentials.passphrase = try CLIPassphraseProvider(passphraseFile: newPassphraseFile, useEnvironment: false)
                 .passphrase(for: "\(path) (new)", confirm: true)
         }
+        if scryptLogN < 15, !noPassphrase {
+            Console.warning("scrypt N = 2^\(scryptLogN) is a test setting: the passphrase is cheap to guess")
+        }
         try await vault.changeCredentials(to: credentials, kdf: VaultKDFParameters(logN: scryptLogN))
         Console.note("changed how \(path) is unlocked (\(await vault.unlockMethod.rawValue))", quiet: quietOption.quiet)
     }

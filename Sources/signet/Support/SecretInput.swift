@@ -34,10 +34,13 @@ enum SecretInput {
     /// The whole content of `path` (`-`: standard input) minus one trailing line ending.
     private static func fromStream(path: String, what: String) throws -> SecretBytes {
         var bytes: [UInt8]
+        let tooLong = SignetCoreError.invalidArgument(
+            detail: "the \(what) in \(path == "-" ? "standard input" : path) is longer than \(maximumSize / 1024) KiB")
         do {
-            bytes = try FileInput.readAll(path: path, limit: maximumSize)
-        } catch .tooLarge(let source, _) {
-            throw SignetCoreError.invalidArgument(detail: "the \(what) in \(source) is longer than \(maximumSize / 1024) KiB")
+            // Room for the line ending that is removed below.
+            bytes = try FileInput.readAll(path: path, limit: maximumSize + 2)
+        } catch .tooLarge {
+            throw tooLong
         }
         defer { SecretBytes.zero(&bytes) }
         var end = bytes.count
@@ -45,6 +48,7 @@ enum SecretInput {
             end -= 1
             if end > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         }
+        guard end <= maximumSize else { throw tooLong }
         return SecretBytes(bytes[0..<end])
     }
 }
