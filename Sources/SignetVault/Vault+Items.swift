@@ -121,6 +121,13 @@ extension Vault {
             guard let service = columns[0].text, let account = columns[1].text, let row = try StoredRow(columns[2...], path: path) else {
                 throw VaultError.corrupted(path: path, detail: "an item row has columns of the wrong type")
             }
+            // Names reach terminals: ones we would never have written (escape sequences …) are damage.
+            do {
+                try VaultLimits.checkName(service, "service")
+                try VaultLimits.checkName(account, "account")
+            } catch {
+                throw VaultError.corrupted(path: path, detail: "an item has a name signet would not store (\(error))")
+            }
             let details = try cipher.map { cipher throws(VaultError) in try openDetails(row, service: service, account: account, cipher: cipher) }
             if !query.attributes.isEmpty, let details {
                 guard query.attributes.allSatisfy({ details.attributes[$0.key] == $0.value }) else { continue }
@@ -251,7 +258,7 @@ struct StoredRow: Equatable {
             let details = values[3].blob, let secret = values[4].blob
         else { return nil }
         guard let kind = VaultItemKind(rawValue: kindText) else {
-            throw VaultError.corrupted(path: path, detail: "an item of unknown kind '\(kindText)'")
+            throw VaultError.corrupted(path: path, detail: "an item of unknown kind \(kindText.prefix(40).debugDescription)")
         }
         self.init(kind: kind, created: created, modified: modified, details: details, secret: secret)
     }

@@ -52,19 +52,20 @@ final class VaultDatabase {
     /// Opens the existing vault at `path` and checks that it is one.
     init(opening path: String) throws(VaultError) {
         self.path = path
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if errno == ENOENT { throw VaultError.vaultMissing(path: path) }
-            throw VaultError.io(path: path, detail: String(cString: strerror(errno)))
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw VaultError.io(path: path, detail: "is not a regular file") }
+        let resolved: String
         do {
-            connection = try SQLiteConnection(path: path, create: false)
+            resolved = try VaultPath.resolve(path)
+        } catch .io(_, let detail) where detail.hasPrefix("the folder") && detail.hasSuffix("No such file or directory") {
+            throw VaultError.vaultMissing(path: path)
+        }
+        guard try VaultPath.existingFile(resolved, shownAs: path) else { throw VaultError.vaultMissing(path: path) }
+        do {
+            connection = try SQLiteConnection(path: resolved, create: false)
         } catch {
             throw Self.map(error, path: path)
         }
+        Self.harden(connection)
         // Identify the file before changing anything in it (the switch to WAL is persistent).
-        sqlite3_busy_timeout(connection.rawHandle, Self.busyTimeoutMilliseconds)
         let identity = try run { () throws(SQLiteError) in
             (try connection.query("PRAGMA application_id").first?.first?.integer,
              try connection.query("PRAGMA user_version").first?.first?.integer)
@@ -75,7 +76,31 @@ final class VaultDatabase {
         guard identity.1 == Self.schemaVersion else {
             throw VaultError.notAVault(path: path, detail: "vault format \(identity.1 ?? 0); this signet reads format \(Self.schemaVersion)")
         }
+        // Exactly our two tables: a planted view or trigger would run inside our queries.
+        let objects = try run { () throws(SQLiteError) in
+            try connection.query("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name")
+        }
+        guard objects.map({ $0.map { $0.text?.trimmingWhitespace ?? "" } }) == Self.expectedObjects else {
+            throw VaultError.corrupted(path: path, detail: "its schema is not the vault's (extra or altered tables, views, indexes or triggers)")
+        }
         try configure()
+    }
+
+    /// `sqlite_schema` rows (type, name, table, SQL) of a vault, from ``schema``.
+    static let expectedObjects: [[String]] = schema.split(separator: ";").map { $0.trimmingWhitespace }
+        .filter { !$0.isEmpty }
+        .map { statement -> [String] in
+            let name = String(statement.dropFirst("CREATE TABLE ".count).prefix { $0 != "(" })
+            return ["table", name, name, statement]
+        }
+        .sorted { $0[1] < $1[1] }
+
+    /// Limits that hold whatever the file says: no value over 1 MiB (a vault's largest is
+    /// about 64 KiB), and SQLite's defensive mode (no writable schema, no raw page writes).
+    static func harden(_ connection: SQLiteConnection) {
+        sqlite3_limit(connection.rawHandle, SQLITE_LIMIT_LENGTH, 1 << 20)
+        signet_sqlite3_set_defensive(connection.rawHandle)
+        sqlite3_busy_timeout(connection.rawHandle, busyTimeoutMilliseconds)
     }
 
     private init(path: String, connection: SQLiteConnection) throws(VaultError) {
@@ -88,14 +113,15 @@ final class VaultDatabase {
     /// name in the same folder and linked into place, so `path` is either absent or a whole
     /// vault, and an existing file is never touched.
     static func create(at path: String, header: VaultHeader) throws(VaultError) {
+        let resolved = try VaultPath.resolve(path)
         var info = stat()
-        if lstat(path, &info) == 0 { throw VaultError.vaultExists(path: path) }
-        for suffix in ["-wal", "-shm", "-journal"] where lstat(path + suffix, &info) == 0 {
+        if lstat(resolved, &info) == 0 { throw VaultError.vaultExists(path: path) }
+        for suffix in ["-wal", "-shm", "-journal"] where lstat(resolved + suffix, &info) == 0 {
             // A stale journal would be replayed into the new file.
             throw VaultError.io(path: path, detail: "\(path)\(suffix) exists without its vault; remove it first")
         }
-        let folder = AtomicFile.parentFolder(of: path)
-        let base = path.split(separator: "/").last.map(String.init) ?? path
+        let folder = AtomicFile.parentFolder(of: resolved)
+        let base = resolved.split(separator: "/").last.map(String.init) ?? resolved
         var template = Array("\(folder)/.\(base).signet-new-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // mode 0600
         guard fd >= 0 else { throw VaultError.io(path: path, detail: String(cString: strerror(errno))) }
@@ -109,6 +135,7 @@ final class VaultDatabase {
             } catch {
                 throw map(error, path: path)
             }
+            harden(connection)
             let database = try VaultDatabase(path: path, connection: connection)
             try database.run { () throws(SQLiteError) in
                 try connection.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(schemaVersion)")
@@ -124,7 +151,7 @@ final class VaultDatabase {
             fsync(syncFD)
             close(syncFD)
         }
-        guard link(temporary, path) == 0 else {
+        guard link(temporary, resolved) == 0 else {
             if errno == EEXIST { throw VaultError.vaultExists(path: path) }
             throw VaultError.io(path: path, detail: String(cString: strerror(errno)))
         }
@@ -135,7 +162,6 @@ final class VaultDatabase {
     /// power loss), a busy timeout so concurrent processes queue instead of failing, deleted
     /// content overwritten, and no trust in functions named by the schema.
     private func configure() throws(VaultError) {
-        sqlite3_busy_timeout(connection.rawHandle, Self.busyTimeoutMilliseconds)
         try run { () throws(SQLiteError) in
             try connection.execute("PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON")
             let mode = try connection.query("PRAGMA journal_mode = WAL").first?.first?.text
@@ -197,7 +223,14 @@ final class VaultDatabase {
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy(path: path)
         case SQLITE_NOTADB: return .notAVault(path: path, detail: "not an SQLite database")
         case SQLITE_CORRUPT: return .corrupted(path: path, detail: error.description)
+        case SQLITE_TOOBIG: return .corrupted(path: path, detail: "a value is larger than any a vault holds")
         default: return .io(path: path, detail: error.description)
         }
+    }
+}
+
+extension StringProtocol {
+    var trimmingWhitespace: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 }

@@ -54,18 +54,24 @@ struct VaultSet: AsyncParsableCommand {
         }
         let vault = try options.access.openUnlocked()
         let secret = try SecretInput.read(file: secretFile, what: "secret", confirm: true)
-        let existing = try await vault.query(VaultQuery(service: name.service, account: name.account)).first
-        if noReplace, existing != nil { throw VaultError.duplicateItem(service: name.service, account: name.account) }
-        var details = existing?.details ?? VaultItemDetails()
-        if let label { details.label = label.isEmpty ? nil : label }
-        if let comment { details.comment = comment.isEmpty ? nil : comment }
-        details.attributes.merge(pairs) { _, new in new }
-        if existing == nil {
-            try await vault.add(secret, service: name.service, account: name.account, details: details)
-        } else {
-            try await vault.set(secret, service: name.service, account: name.account, details: details)
+        let givesDetails = label != nil || comment != nil || !pairs.isEmpty
+        func merged(_ existing: VaultItemDetails?) -> VaultItemDetails {
+            var details = existing ?? VaultItemDetails()
+            if let label { details.label = label.isEmpty ? nil : label }
+            if let comment { details.comment = comment.isEmpty ? nil : comment }
+            details.attributes.merge(pairs) { _, new in new }
+            return details
         }
-        Console.note("\(existing == nil ? "stored" : "replaced") the secret of \(name.service) / \(name.account)", quiet: quietOption.quiet)
+        if noReplace {
+            try await vault.add(secret, service: name.service, account: name.account, details: merged(nil))
+        } else if !givesDetails {
+            // One transaction: the existing details are kept inside it.
+            try await vault.set(secret, service: name.service, account: name.account)
+        } else {
+            let existing = try await vault.query(VaultQuery(service: name.service, account: name.account)).first
+            try await vault.set(secret, service: name.service, account: name.account, details: merged(existing?.details))
+        }
+        Console.note("stored the secret of \(name.service) / \(name.account)", quiet: quietOption.quiet)
     }
 }
 
