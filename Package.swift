@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "SignetCore", targets: ["SignetCore"]),
         .library(name: "SignetVault", targets: ["SignetVault"]),
+        .library(name: "SignetBundle", targets: ["SignetBundle"]),
         .executable(name: "signet", targets: ["signet"]),
     ],
     dependencies: [
@@ -33,11 +34,22 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The system's zlib (Debian: zlib1g-dev) for CRC-32, and extended attributes.
+        .systemLibrary(name: "CBundleSystem", path: "Sources/CBundleSystem"),
+        .target(
+            name: "SignetBundle",
+            dependencies: [
+                "SignetCore",
+                "CBundleSystem",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "signet",
             dependencies: [
                 "SignetCore",
                 "SignetVault",
+                "SignetBundle",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -56,11 +68,15 @@ let package = Package(
             name: "SignetVaultTests",
             dependencies: ["SignetVault"]
         ),
+        .testTarget(
+            name: "SignetBundleTests",
+            dependencies: ["SignetBundle", "SignetCore"]
+        ),
         // Drives the built `signet` binary against real openssl, ssh-keygen, sqlite3 and python3;
         // opens vaults the CLI wrote with the library to check them.
         .testTarget(
             name: "SignetCLITests",
-            dependencies: ["signet", "SignetCore", "SignetVault"]
+            dependencies: ["signet", "SignetCore", "SignetVault", "SignetBundle"]
         ),
     ],
     swiftLanguageModes: [.v6]

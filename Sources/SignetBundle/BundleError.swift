@@ -1,0 +1,71 @@
+import SignetCore
+
+/// Every error `SignetBundle` throws, each with a message a user can act on.
+///
+/// Exit codes (DESIGN.md §4): a bundle that is well formed but does not verify — bad or too
+/// few signatures, a digest or size that differs from the signed manifest, an entry missing or
+/// unlisted, expiry, rollback — is a failed check (1); a file that is not a well-formed, safe
+/// bundle (zip structure, hostile entry names, symbolic links, size lies) is malformed input (3).
+public enum BundleError: Error, Sendable, Equatable {
+    /// A file or folder could not be read or written; `detail` is the system's reason.
+    case io(path: String, detail: String)
+    /// Input that is not what it should be: a damaged zip, a manifest or trust file that does
+    /// not parse or is not canonical.
+    case malformed(source: String, detail: String)
+    /// A zip entry that could write outside the destination or hide something: refused
+    /// before anything is written.
+    case unsafeEntry(source: String, entry: String, detail: String)
+    /// The bundle (or a trust root, or an extracted folder) did not verify.
+    case verificationFailed(source: String, detail: String)
+    /// The bundle's version is not newer than the last one accepted under its name.
+    case rollback(name: String, version: Int, accepted: Int)
+    /// The manifest's expiry date has passed.
+    case expired(name: String, expires: String, now: String)
+    /// Files extracted from a bundle were changed, removed or added since.
+    case changedAtRest(folder: String, problems: [String])
+    /// An argument the caller gave cannot be used.
+    case invalidArgument(detail: String)
+    /// The output exists and replacing it was not allowed.
+    case outputExists(path: String)
+}
+
+extension BundleError: SignetError {
+    public var description: String {
+        switch self {
+        case .io(let path, let detail): return "\(path): \(detail)"
+        case .malformed(let source, let detail): return "\(source): \(detail)"
+        case .unsafeEntry(let source, let entry, let detail): return "\(source): entry \"\(Self.printable(entry))\": \(detail)"
+        case .verificationFailed(let source, let detail): return "\(source): \(detail)"
+        case .rollback(let name, let version, let accepted):
+            return "rollback refused: \(name) version \(version) is not newer than version \(accepted), already accepted"
+        case .expired(let name, let expires, let now):
+            return "\(name) expired at \(expires) (it is now \(now)); ask the publisher for a fresh bundle"
+        case .changedAtRest(let folder, let problems):
+            return "\(folder): \(problems.count) file(s) changed since extraction:\n" + problems.map { "  " + $0 }.joined(separator: "\n")
+        case .invalidArgument(let detail): return detail
+        case .outputExists(let path): return "\(path): already exists (use --force to replace it)"
+        }
+    }
+
+    public var category: FailureCategory {
+        switch self {
+        case .verificationFailed, .rollback, .expired, .changedAtRest: return .checkFailed
+        case .malformed, .unsafeEntry: return .malformedInput
+        case .invalidArgument, .outputExists: return .usage
+        case .io: return .environment
+        }
+    }
+
+    /// A name from a hostile archive, with control characters made visible.
+    static func printable(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars.prefix(300) {
+            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

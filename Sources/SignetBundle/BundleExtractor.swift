@@ -1,0 +1,144 @@
+import Foundation
+import SignetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Verifies a bundle and writes its files into a folder: everything goes to a temporary folder
+/// beside the destination, each file is checked against the manifest as it is written, and
+/// only a complete, verified tree is renamed into place. The destination is never half
+/// written, and on any failure it is left as it was.
+public struct BundleExtractor: Sendable {
+    public var verifier: BundleVerifier
+
+    public init(verifier: BundleVerifier) {
+        self.verifier = verifier
+    }
+
+    /// Extracts the bundle at `path` into `destination`, which must not exist, be an empty
+    /// folder, or hold an earlier extraction (it is then replaced). Records the version in
+    /// `state` after the new tree is in place.
+    public func extract(path: String, to destination: String, state: BundleState, progress: BundleVerifier.Progress? = nil) async throws -> VerifiedBundle {
+        let destination = destination.count > 1 && destination.hasSuffix("/") ? String(destination.dropLast()) : destination
+        let parent = AtomicFile.parentFolder(of: destination)
+        let base = destination.split(separator: "/").last.map(String.init) ?? destination
+        guard base != ".", base != "..", !base.isEmpty else {
+            throw BundleError.invalidArgument(detail: "\(destination): name the folder to extract into")
+        }
+        guard BundleFiles.lstatMode(parent) == S_IFDIR else { throw BundleError.io(path: parent, detail: "is not an existing folder") }
+        let replacing = try Self.checkDestination(destination)
+
+        return try await state.locked {
+            let opened = try verifier.open(path)
+            try state.requireNewer(opened.manifest)
+            var template = Array("\(parent)/.\(base).signet-XXXXXX".utf8CString)
+            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BundleFiles.error(parent) }
+            let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var placed = false
+            defer { if !placed { BundleFiles.removeTree(temporary) } }
+            chmod(temporary, 0o755)
+
+            let manifestDigest = Hex.encode(opened.verified.manifestDigest)
+            try await opened.hashAll(progress: progress) { (file) throws(BundleError) in
+                try FileWriterSink(folder: temporary, file: file, manifestDigest: manifestDigest)
+            }
+            try BundleFiles.makeFolders(temporary + "/" + BundlePath.reservedFolder)
+            try Self.writeSmall(opened.manifestBytes, to: temporary + "/" + BundleLayout.manifestEntry)
+            try Self.writeSmall(SignatureList.bytes(opened.signatures), to: temporary + "/" + BundleLayout.signaturesEntry)
+            AtomicFile.syncFolder(temporary + "/" + BundlePath.reservedFolder)
+            AtomicFile.syncFolder(temporary)
+
+            try Self.swap(temporary, into: destination, replacing: replacing, parent: parent, base: base)
+            placed = true
+            try state.record(opened.manifest, manifestDigest: opened.verified.manifestDigest, at: verifier.now)
+            return opened.verified
+        }
+    }
+
+    /// Whether `destination` exists (and may be replaced); refuses anything that is not an
+    /// empty folder or an earlier extraction.
+    static func checkDestination(_ destination: String) throws(BundleError) -> Bool {
+        switch BundleFiles.lstatMode(destination) {
+        case nil: return false
+        case S_IFDIR?:
+            if BundleFiles.lstatMode(destination + "/" + BundleLayout.manifestEntry) == S_IFREG { return true }
+            guard let handle = opendir(destination) else { throw BundleFiles.error(destination) }
+            defer { closedir(handle) }
+            while let entry = readdir(handle) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name != "." && name != ".." {
+                    throw BundleError.invalidArgument(
+                        detail: "\(destination): exists and is not a folder extracted by signet bundle (no \(BundleLayout.manifestEntry)); it is left alone — choose another destination")
+                }
+            }
+            return true
+        default:
+            throw BundleError.invalidArgument(detail: "\(destination): exists and is not a folder")
+        }
+    }
+
+    /// Renames the new tree into place; an old one is moved aside first and removed after.
+    private static func swap(_ temporary: String, into destination: String, replacing: Bool, parent: String, base: String) throws(BundleError) {
+        guard replacing else {
+            guard rename(temporary, destination) == 0 else { throw BundleFiles.error(destination) }
+            AtomicFile.syncFolder(parent)
+            return
+        }
+        var template = Array("\(parent)/.\(base).signet-old-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BundleFiles.error(parent) }
+        let old = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard rename(destination, old) == 0 else {
+            let code = errno
+            rmdir(old)
+            throw BundleFiles.error(destination, code)
+        }
+        guard rename(temporary, destination) == 0 else {
+            let code = errno
+            rename(old, destination)
+            throw BundleFiles.error(destination, code)
+        }
+        AtomicFile.syncFolder(parent)
+        BundleFiles.removeTree(old)
+    }
+
+    private static func writeSmall(_ bytes: [UInt8], to path: String) throws(BundleError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw BundleFiles.error(path) }
+        defer { close(fd) }
+        try BundleFiles.writeAll(fd, bytes, path: path)
+        guard fsync(fd) == 0 else { throw BundleFiles.error(path) }
+    }
+}
+
+/// Writes one extracted file; created exclusively (never through a link), synced, and given
+/// its `user.signet.*` attributes once its digest matched.
+private final class FileWriterSink: EntrySink {
+    let path: String
+    let fd: Int32
+    let file: BundleManifest.File
+    let manifestDigest: String
+
+    init(folder: String, file: BundleManifest.File, manifestDigest: String) throws(BundleError) {
+        path = folder + "/" + file.path
+        self.file = file
+        self.manifestDigest = manifestDigest
+        try BundleFiles.makeFolders(AtomicFile.parentFolder(of: path))
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw BundleFiles.error(path) }
+    }
+
+    deinit { close(fd) }
+
+    func write(_ chunk: UnsafeRawBufferPointer) throws(BundleError) {
+        try BundleFiles.writeAll(fd, chunk, path: path)
+    }
+
+    func finish() throws(BundleError) {
+        guard fsync(fd) == 0 else { throw BundleFiles.error(path) }
+        if try ExtendedAttributes.set(ExtendedAttributes.fileDigest, Hex.encode(file.sha256), on: path) {
+            try ExtendedAttributes.set(ExtendedAttributes.manifestDigest, manifestDigest, on: path)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import SignetCore
+
+/// What a bundle's signatures cover: its name, version, dates and every file with its size
+/// and SHA-256. Stored in the bundle as canonical JSON (``CanonicalJSON``); the signatures
+/// are over exactly those bytes (docs/formats/bundle.md).
+public struct BundleManifest: Sendable, Equatable {
+    /// The `format` member of every manifest.
+    public static let format = "signet-bundle-manifest-v1"
+
+    /// One file of the bundle.
+    public struct File: Sendable, Equatable {
+        /// The path inside the bundle (``BundlePath`` rules), `/`-separated.
+        public var path: String
+        /// The size in bytes.
+        public var size: Int64
+        /// The SHA-256 of the content.
+        public var sha256: [UInt8]
+
+        public init(path: String, size: Int64, sha256: [UInt8]) {
+            self.path = path
+            self.size = size
+            self.sha256 = sha256
+        }
+    }
+
+    /// What the bundle is called; rollback protection is per name.
+    public var name: String
+    /// The release number: each release of a name must be greater than the last accepted.
+    public var version: Int64
+    /// When it was made.
+    public var created: Date
+    /// After this moment the bundle is refused; nil for never.
+    public var expires: Date?
+    /// The files, sorted by path.
+    public var files: [File]
+
+    public init(name: String, version: Int64, created: Date, expires: Date?, files: [File]) {
+        self.name = name
+        self.version = version
+        self.created = created
+        self.expires = expires
+        self.files = files.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
+    }
+
+    /// The canonical JSON bytes that are stored and signed.
+    public var canonicalBytes: [UInt8] {
+        let files = files.map { file in
+            CanonicalJSON.object([
+                "path": .string(file.path), "size": .integer(file.size), "sha256": .string(Hex.encode(file.sha256)),
+            ])
+        }
+        return CanonicalJSON.object([
+            "format": .string(Self.format),
+            "name": .string(name),
+            "version": .integer(version),
+            "created": .string(BundleDate.format(created)),
+            "expires": expires.map { .string(BundleDate.format($0)) } ?? .null,
+            "files": .array(files),
+        ]).bytes
+    }
+
+    /// Parses manifest bytes; they must be exactly the canonical form of what they say.
+    public init(bytes: [UInt8], source: String, limits: BundleLimits = BundleLimits()) throws(BundleError) {
+        let reader = try JSONObjectReader(
+            CanonicalJSON.parse(bytes, source: source), source: source, context: "the manifest",
+            allowed: ["format", "name", "version", "created", "expires", "files"])
+        let format = try reader.string("format")
+        guard format == Self.format else {
+            throw BundleError.malformed(source: source, detail: "the manifest's format is \"\(BundleError.printable(format))\", not \(Self.format)")
+        }
+        name = try reader.string("name")
+        try BundleName.validate(name, source: source)
+        version = try reader.integer("version", in: 1...Int64(1 << 53))
+        created = try BundleDate.parse(try reader.string("created"), source: source, field: "created")
+        expires = try reader.optionalString("expires").map { (text: String) throws(BundleError) in
+            try BundleDate.parse(text, source: source, field: "expires")
+        }
+        var files: [File] = []
+        for element in try reader.array("files", maximum: limits.maximumEntries) {
+            let entry = try JSONObjectReader(element, source: source, context: "a file of the manifest", allowed: ["path", "size", "sha256"])
+            let path = try entry.string("path")
+            let digest = try entry.string("sha256")
+            guard digest.utf8.count == 64, let sha256 = Hex.decode(digest), digest == digest.lowercased() else {
+                throw BundleError.malformed(source: source, detail: "\"\(BundleError.printable(path))\": sha256 must be 64 lowercase hex digits")
+            }
+            files.append(File(path: path, size: try entry.integer("size", in: 0...limits.maximumTotalSize), sha256: sha256))
+        }
+        self.files = files
+        guard canonicalBytes == bytes else {
+            throw BundleError.malformed(source: source, detail: "the manifest is not in canonical form (docs/formats/bundle.md)")
+        }
+    }
+}
+
+/// Bundle names: what rollback state is kept under, so they become file names.
+public enum BundleName {
+    /// 1–128 characters of `A–Z a–z 0–9 . _ -`, not starting with `.` or `-`.
+    public static func validate(_ name: String, source: String) throws(BundleError) {
+        let allowed = name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "-")
+        }
+        guard allowed, (1...128).contains(name.utf8.count), !name.hasPrefix("."), !name.hasPrefix("-") else {
+            throw BundleError.malformed(
+                source: source,
+                detail: "bundle name \"\(BundleError.printable(name))\" must be 1–128 of A–Z a–z 0–9 . _ - and not start with . or -")
+        }
+    }
+}
+
+/// Dates in manifests: ISO 8601 in UTC to the second, `2031-01-01T00:00:00Z`.
+public enum BundleDate {
+    /// Formats a date, dropping fractions of a second.
+    public static func format(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    /// Parses the manifest form strictly.
+    public static func parse(_ text: String, source: String, field: String) throws(BundleError) -> Date {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        guard text.utf8.count == 20, text.hasSuffix("Z"), let date = formatter.date(from: text), format(date) == text else {
+            throw BundleError.malformed(source: source, detail: "\(field) \"\(BundleError.printable(text))\" is not a date like 2031-01-01T00:00:00Z")
+        }
+        return date
+    }
+
+    /// Parses what a user types: ISO 8601 with `Z` or an offset, with or without seconds' fractions.
+    public static func parseArgument(_ text: String, option: String) throws(BundleError) -> Date {
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text) { return date }
+        }
+        throw BundleError.invalidArgument(detail: "\(option): \"\(text)\" is not an ISO 8601 date and time such as 2031-01-01T00:00:00Z")
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import SignetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The last accepted version of each bundle name, kept durably in a folder: one small JSON
+/// file per name, replaced atomically, behind a lock so two verifiers cannot both accept.
+public struct BundleState: Sendable {
+    /// The folder; created (mode 0700) when missing.
+    public let folder: String
+
+    public init(folder: String) {
+        self.folder = folder
+    }
+
+    private func file(_ name: String) -> String { folder + "/" + name + ".json" }
+
+    /// The last version accepted under `name`, or nil.
+    public func acceptedVersion(of name: String) throws(BundleError) -> Int64? {
+        let path = file(name)
+        guard BundleFiles.lstatMode(path) != nil else { return nil }
+        let reader = try JSONObjectReader(
+            CanonicalJSON.parse(try BundleFiles.read(path, limit: 4096), source: path), source: path, context: "the state",
+            allowed: ["name", "version", "manifest-sha256", "accepted"])
+        guard try reader.string("name") == name else { throw BundleError.malformed(source: path, detail: "holds the state of another name") }
+        return try reader.integer("version", in: 1...Int64(1 << 53))
+    }
+
+    /// Records that `manifest` was accepted.
+    func record(_ manifest: BundleManifest, manifestDigest: [UInt8], at date: Date) throws(BundleError) {
+        let bytes = CanonicalJSON.object([
+            "name": .string(manifest.name), "version": .integer(manifest.version),
+            "manifest-sha256": .string(Hex.encode(manifestDigest)), "accepted": .string(BundleDate.format(date)),
+        ]).bytes + [0x0A]
+        do {
+            try AtomicFile.write(bytes, to: file(manifest.name), permissions: .standard, overwrite: true)
+        } catch {
+            throw BundleError.io(path: file(manifest.name), detail: "\(error)")
+        }
+    }
+
+    /// Refuses `manifest` unless its version is newer than the one accepted.
+    func requireNewer(_ manifest: BundleManifest) throws(BundleError) {
+        if let accepted = try acceptedVersion(of: manifest.name), manifest.version <= accepted {
+            throw BundleError.rollback(name: manifest.name, version: Int(manifest.version), accepted: Int(accepted))
+        }
+    }
+
+    /// Runs `body` holding the folder's lock (`flock` on `.lock`).
+    func locked<R>(_ body: () async throws -> R) async throws -> R {
+        try BundleFiles.makeFolders(folder)
+        let fd = open(folder + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw BundleFiles.error(folder + "/.lock") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw BundleFiles.error(folder + "/.lock") }
+        }
+        return try await body()
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+/// The JSON that manifests and trust roots are made of: objects, arrays, strings, integers,
+/// booleans and null (no fractions), written in one canonical form so that what is signed is
+/// exactly what is written.
+///
+/// Canonical form: no whitespace; object members sorted by the UTF-8 bytes of their names;
+/// strings as UTF-8 with only `"`, `\` and the control characters U+0000–U+001F escaped
+/// (as `\"`, `\\` and `\u00XX` with lowercase hex); integers in decimal without a sign for
+/// zero or leading zeros.
+enum CanonicalJSON: Sendable, Equatable {
+    case object([String: CanonicalJSON])
+    case array([CanonicalJSON])
+    case string(String)
+    case integer(Int64)
+    case bool(Bool)
+    case null
+
+    /// The canonical bytes.
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout [UInt8]) {
+        switch self {
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            let names = members.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            for (index, name) in names.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                Self.writeString(name, to: &out)
+                out.append(UInt8(ascii: ":"))
+                members[name]!.write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                element.write(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .string(let text): Self.writeString(text, to: &out)
+        case .integer(let value): out.append(contentsOf: String(value).utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        }
+    }
+
+    private static func writeString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Parses JSON text (any valid formatting) with a nesting bound; fractions and exponents
+    /// are refused. (Of duplicate member names one survives, so a signed document's bytes are
+    /// also compared with their canonical form, which has none.)
+    static func parse(_ bytes: [UInt8], source: String) throws(BundleError) -> CanonicalJSON {
+        do {
+            return try JSONDecoder().decode(CanonicalJSON.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw BundleError.malformed(source: source, detail: "not valid JSON: \(Self.describe(error))")
+        } catch {
+            throw BundleError.malformed(source: source, detail: "not valid JSON")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return (path.isEmpty ? "" : "at \(path): ") + context.debugDescription
+        @unknown default: return "\(error)"
+        }
+    }
+}
+
+extension CanonicalJSON: Decodable {
+    private struct Name: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        if decoder.codingPath.count > 16 {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "nested too deeply"))
+        }
+        if let object = try? decoder.container(keyedBy: Name.self) {
+            var members: [String: CanonicalJSON] = [:]
+            for key in object.allKeys {
+                members[key.stringValue] = try object.decode(CanonicalJSON.self, forKey: key)
+            }
+            self = .object(members)
+            return
+        }
+        if var array = try? decoder.unkeyedContainer() {
+            var elements: [CanonicalJSON] = []
+            while !array.isAtEnd { elements.append(try array.decode(CanonicalJSON.self)) }
+            self = .array(elements)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? single.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? single.decode(String.self) {
+            self = .string(value)
+        } else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "numbers must be integers"))
+        }
+    }
+}
+
+/// Strict reading of one JSON object: every member named, of the expected type, and no others.
+struct JSONObjectReader {
+    let members: [String: CanonicalJSON]
+    let source: String
+    let context: String
+
+    init(_ value: CanonicalJSON, source: String, context: String, allowed: Set<String>) throws(BundleError) {
+        guard case .object(let members) = value else {
+            throw BundleError.malformed(source: source, detail: "\(context) must be a JSON object")
+        }
+        if let unknown = members.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw BundleError.malformed(source: source, detail: "\(context) has an unknown member \"\(BundleError.printable(unknown))\"")
+        }
+        self.members = members
+        self.source = source
+        self.context = context
+    }
+
+    func string(_ name: String) throws(BundleError) -> String {
+        guard case .string(let value)? = members[name] else { throw missing(name, "a string") }
+        return value
+    }
+
+    func optionalString(_ name: String) throws(BundleError) -> String? {
+        switch members[name] {
+        case nil, .null?: return nil
+        case .string(let value)?: return value
+        default: throw missing(name, "a string or null")
+        }
+    }
+
+    func integer(_ name: String, in range: ClosedRange<Int64>) throws(BundleError) -> Int64 {
+        guard case .integer(let value)? = members[name] else { throw missing(name, "an integer") }
+        guard range.contains(value) else {
+            throw BundleError.malformed(source: source, detail: "\(context): \"\(name)\" is \(value), outside \(range.lowerBound)…\(range.upperBound)")
+        }
+        return value
+    }
+
+    func array(_ name: String, maximum: Int) throws(BundleError) -> [CanonicalJSON] {
+        guard case .array(let value)? = members[name] else { throw missing(name, "an array") }
+        guard value.count <= maximum else {
+            throw BundleError.malformed(source: source, detail: "\(context): \"\(name)\" has \(value.count) elements, more than \(maximum)")
+        }
+        return value
+    }
+
+    private func missing(_ name: String, _ type: String) -> BundleError {
+        BundleError.malformed(source: source, detail: "\(context): \"\(name)\" must be \(type)")
+    }
+}
