@@ -44,8 +44,10 @@ public struct BundleCreator: Sendable {
         guard files.count <= limits.maximumEntries else {
             throw BundleError.invalidArgument(detail: "\(files.count) files, more than the limit of \(limits.maximumEntries)")
         }
-        for file in files { try BundlePath.validate(file.path, source: file.source, limits: limits) }
-        try BundlePath.checkCollisions(files.map(\.path), source: "the inputs")
+        try BundleError.asArgument { () throws(BundleError) in
+            for file in files { try BundlePath.validate(file.path, source: file.source, limits: limits) }
+            try BundlePath.checkCollisions(files.map(\.path), source: "the inputs")
+        }
         return files.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
     }
 
@@ -78,7 +80,7 @@ public struct BundleCreator: Sendable {
     public func create(
         inputs: [String], signers: [any Signer], output: String, overwrite: Bool = false, progress: Progress? = nil
     ) async throws -> BundleManifest {
-        try BundleName.validate(name, source: "--name")
+        try BundleError.asArgument { () throws(BundleError) in try BundleName.validate(name, source: "--name") }
         guard version >= 1, version <= Int64(1 << 53) else { throw BundleError.invalidArgument(detail: "the version must be between 1 and 2^53") }
         guard !signers.isEmpty else { throw BundleError.invalidArgument(detail: "at least one signing key is needed") }
         if !overwrite, BundleFiles.lstatMode(output) != nil { throw BundleError.outputExists(path: output) }

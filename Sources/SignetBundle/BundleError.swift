@@ -56,8 +56,21 @@ extension BundleError: SignetError {
         }
     }
 
-    /// A name from a hostile archive, with control characters made visible.
-    static func printable(_ text: String) -> String {
+    /// Runs `body`, turning what it refuses into a usage error: for checks on what the caller
+    /// gave (a bundle name, the input files) rather than on a bundle read from elsewhere.
+    static func asArgument<T>(_ body: () throws(BundleError) -> T) throws(BundleError) -> T {
+        do {
+            return try body()
+        } catch .invalidArgument(let detail) {
+            throw .invalidArgument(detail: detail)
+        } catch let error where error.category == .malformedInput {
+            throw .invalidArgument(detail: error.description)
+        }
+    }
+
+    /// A name from a hostile archive, with control characters (C0, DEL, C1) made visible, so
+    /// printing it cannot drive a terminal.
+    public static func printable(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars.prefix(300) {
             if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {

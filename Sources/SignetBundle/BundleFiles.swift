@@ -80,14 +80,16 @@ enum BundleFiles {
 
     /// Creates `path` and any missing parents (mode 0755), refusing to pass through anything
     /// that is not a real folder.
-    static func makeFolders(_ path: String) throws(BundleError) {
+    static func makeFolders(_ path: String, lastMode: mode_t = 0o755) throws(BundleError) {
         var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
+        let components = path.split(separator: "/")
+        for (index, component) in components.enumerated() {
             current += "/" + component
             switch lstatMode(current) {
             case S_IFDIR?: continue
             case nil:
-                guard mkdir(current, 0o755) == 0 || errno == EEXIST else { throw error(current) }
+                let mode = index == components.count - 1 ? lastMode : 0o755
+                guard mkdir(current, mode) == 0 || errno == EEXIST else { throw error(current) }
             default: throw BundleError.io(path: current, detail: "is not a folder")
             }
         }

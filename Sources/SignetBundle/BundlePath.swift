@@ -37,7 +37,10 @@ public enum BundlePath {
         for path in paths {
             let folded = path.lowercased()
             if let earlier = seen[folded] {
-                let detail = earlier == path ? "appears twice" : "differs from \"\(BundleError.printable(earlier))\" only in case"
+                let detail =
+                    Array(earlier.utf8) == Array(path.utf8) ? "appears twice"
+                    : earlier == path ? "differs from \"\(BundleError.printable(earlier))\" only in Unicode normalisation"
+                    : "differs from \"\(BundleError.printable(earlier))\" only in case"
                 throw BundleError.unsafeEntry(source: source, entry: path, detail: detail)
             }
             seen[folded] = path

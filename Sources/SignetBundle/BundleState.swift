@@ -51,7 +51,7 @@ public struct BundleState: Sendable {
 
     /// Runs `body` holding the folder's lock (`flock` on `.lock`).
     func locked<R>(_ body: () async throws -> R) async throws -> R {
-        try BundleFiles.makeFolders(folder)
+        try BundleFiles.makeFolders(folder, lastMode: 0o700)
         let fd = open(folder + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw BundleFiles.error(folder + "/.lock") }
         defer { close(fd) }

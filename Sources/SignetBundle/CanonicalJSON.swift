@@ -64,8 +64,8 @@ enum CanonicalJSON: Sendable, Equatable {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// Parses JSON text (any valid formatting) with a nesting bound; fractions and exponents
-    /// are refused. (Of duplicate member names one survives, so a signed document's bytes are
+    /// Parses JSON text (any valid formatting) with a nesting bound; numbers must be integers
+    /// (`1e3` is read as 1000, `1.5` refused). (Of duplicate member names one survives, so a signed document's bytes are
     /// also compared with their canonical form, which has none.)
     static func parse(_ bytes: [UInt8], source: String) throws(BundleError) -> CanonicalJSON {
         do {

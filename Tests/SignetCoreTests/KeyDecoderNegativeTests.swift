@@ -270,10 +270,13 @@ import Testing
         KeyTestSupport.check(error, is: .unsupported, mentioning: "x25519.pem: unsupported: ", "X25519")
     }
 
-    @Test("a minisign key")
+    @Test("a minisign secret key or signature (a minisign public key decodes: MinisignKeySourceTests)")
     func minisign() throws {
-        let text = "untrusted comment: minisign public key 0123456789ABCDEF\nRWQBI0VniavN7+Mh2xLSh5rdwHJVRlNGUrEinjR3YOYYl3/f/7gzBr9C\n"
-        let error = try KeyTestSupport.decodeError(text: text, source: "minisign.pub")
-        KeyTestSupport.check(error, is: .unsupported, mentioning: "minisign.pub: unsupported: ", "minisign")
+        let secret = "untrusted comment: minisign encrypted secret key\nRWQAAEIy\n"
+        let error = try KeyTestSupport.decodeError(text: secret, source: "minisign.key")
+        KeyTestSupport.check(error, is: .unsupported, mentioning: "minisign.key: unsupported: ", "signet minisign")
+        let damaged = "untrusted comment: minisign public key 0123456789ABCDEF\nRWQBI0VniavN7+Mh2xLSh5rdwHJVRlNG\n"
+        let precise = try KeyTestSupport.decodeError(text: damaged, source: "minisign.pub")
+        KeyTestSupport.check(precise, is: .malformed, mentioning: "minisign.pub: line 2")
     }
 }

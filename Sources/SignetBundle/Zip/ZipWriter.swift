@@ -52,15 +52,29 @@ struct ZipWriter {
 
     /// Appends content to the open entry.
     mutating func write(_ buffer: UnsafeRawBufferPointer) throws(BundleError) {
-        guard var entry = current, !buffer.isEmpty else { return }
-        guard entry.written + UInt64(buffer.count) <= entry.size else {
+        try account(buffer.count)
+        try BundleFiles.writeAll(fd, buffer, path: path)
+        checksum(buffer)
+    }
+
+    private mutating func write(bytes: [UInt8]) throws(BundleError) {
+        try account(bytes.count)
+        try BundleFiles.writeAll(fd, bytes, path: path)
+        bytes.withUnsafeBytes { checksum($0) }
+    }
+
+    private mutating func account(_ count: Int) throws(BundleError) {
+        guard let entry = current else { preconditionFailure("no entry is open") }
+        guard entry.written + UInt64(count) <= entry.size else {
             throw BundleError.io(path: path, detail: "\(String(decoding: entry.name, as: UTF8.self)) grew while it was being added")
         }
-        try BundleFiles.writeAll(fd, buffer, path: path)
-        entry.crc = crc32(entry.crc, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(buffer.count))
-        entry.written += UInt64(buffer.count)
-        offset += UInt64(buffer.count)
-        current = entry
+        current!.written += UInt64(count)
+        offset += UInt64(count)
+    }
+
+    private mutating func checksum(_ buffer: UnsafeRawBufferPointer) {
+        guard !buffer.isEmpty else { return }
+        current!.crc = crc32(current!.crc, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(buffer.count))
     }
 
     /// Ends the open entry: checks its size, patches its CRC-32, records it for the directory.
@@ -112,9 +126,7 @@ struct ZipWriter {
     /// Adds a small entry in one step.
     mutating func add(name: String, bytes: [UInt8]) throws(BundleError) {
         try begin(name: name, size: UInt64(bytes.count))
-        var copy = self
-        try BundleFiles.typed { try bytes.withUnsafeBytes { try copy.write($0) } }
-        self = copy
+        try write(bytes: bytes)
         try end()
     }
 

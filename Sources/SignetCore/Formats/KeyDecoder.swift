@@ -30,7 +30,12 @@ public enum KeyDecoder {
                 return .publicKey(try OpenSSHPublicKey.decode(trimmed, source: source, policy: policy))
             }
             if trimmed.hasPrefix("untrusted comment:") {
-                throw SignetCoreError.unsupported(source: source, detail: "minisign keys here (use `signet minisign`)")
+                // A minisign public key is an Ed25519 key like any other; its secret keys and
+                // signatures belong to `signet minisign`.
+                guard trimmed.hasPrefix("untrusted comment: minisign public key") else {
+                    throw SignetCoreError.unsupported(source: source, detail: "minisign secret keys and signatures here (use `signet minisign`)")
+                }
+                return .publicKey(try MinisignPublicKey(fileContents: bytes, source: source).publicKey)
             }
             if let raw = Base64.decode(trimmed) {
                 return try decodeRaw(raw, source: source, policy: policy, wasBase64: true)

@@ -26,7 +26,12 @@ struct BundleInspect: AsyncParsableCommand {
                 "verified": false,
             ]
             let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-            Console.write(String(decoding: data, as: UTF8.self) + "\n")
+            // JSONSerialization escapes C0 controls; DEL and C1 controls (a C1 CSI starts a
+            // terminal escape sequence) are escaped here too, which JSON allows.
+            let text = String(decoding: data, as: UTF8.self).unicodeScalars.map { scalar in
+                scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) ? String(format: "\\u%04x", scalar.value) : String(scalar)
+            }.joined()
+            Console.write(text + "\n")
             return
         }
         var lines = [
@@ -38,7 +43,8 @@ struct BundleInspect: AsyncParsableCommand {
             "signature: " + (contents.signatures.isEmpty ? "none" : contents.signatures.map { "\($0.keyID) (\($0.algorithm.rawValue))" }.joined(separator: "\n           ")),
             "files:     \(manifest.files.count), \(manifest.files.reduce(Int64(0)) { $0 + $1.size }) bytes",
         ]
-        lines += manifest.files.map { "  \(Hex.encode($0.sha256))  \($0.size)  \($0.path)" }
+        // Nothing here is verified, so a path is shown with its control characters escaped.
+        lines += manifest.files.map { "  \(Hex.encode($0.sha256))  \($0.size)  \(BundleError.printable($0.path))" }
         Console.write(lines.joined(separator: "\n") + "\n")
     }
 }

@@ -1,0 +1,34 @@
+/// The 8 random bytes that name a minisign key pair: stored in the public key, the secret key
+/// and every signature, so that a signature made by another key is recognised before any
+/// cryptography runs.
+///
+/// minisign prints it as the bytes read as a little-endian 64-bit number, in upper-case hex
+/// (`minisign public key 3C2F983C4E58F09E`); ``description`` does the same.
+public struct MinisignKeyID: Sendable, Hashable, CustomStringConvertible {
+    /// The 8 bytes, in file order.
+    public let bytes: [UInt8]
+
+    /// The length of a key id, in bytes.
+    public static let byteCount = 8
+
+    /// Wraps 8 bytes; nil for any other length.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == Self.byteCount else { return nil }
+        self.bytes = bytes
+    }
+
+    /// A new random key id.
+    public static func random() -> MinisignKeyID {
+        MinisignKeyID(checked: RandomBytes.make(byteCount))
+    }
+
+    init(checked bytes: [UInt8]) {
+        precondition(bytes.count == Self.byteCount)
+        self.bytes = bytes
+    }
+
+    /// The id as minisign prints it: 16 upper-case hex digits of the little-endian value.
+    public var description: String {
+        Hex.encode(bytes.reversed()).uppercased()
+    }
+}
