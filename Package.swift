@@ -8,12 +8,23 @@ let package = Package(
         .library(name: "SignetCore", targets: ["SignetCore"]),
         .library(name: "SignetVault", targets: ["SignetVault"]),
         .library(name: "SignetBundle", targets: ["SignetBundle"]),
+        .library(name: "SignetHTTP", targets: ["SignetHTTP"]),
+        .library(name: "SignetHummingbird", targets: ["SignetHummingbird"]),
+        .library(name: "SignetHTTPClient", targets: ["SignetHTTPClient"]),
         .executable(name: "signet", targets: ["signet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -44,19 +55,56 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // RFC 9421 message signatures and RFC 9530 digests over swift-http-types: no server, no NIO.
+        .target(
+            name: "SignetHTTP",
+            dependencies: [
+                "SignetCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The Hummingbird 2 authenticator middleware (hummingbird-auth's shape).
+        .target(
+            name: "SignetHummingbird",
+            dependencies: [
+                "SignetHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // Signing requests sent with AsyncHTTPClient.
+        .target(
+            name: "SignetHTTPClient",
+            dependencies: [
+                "SignetHTTP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "signet",
             dependencies: [
                 "SignetCore",
                 "SignetVault",
                 "SignetBundle",
+                "SignetHTTP",
+                "SignetHTTPClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // In-process measurements for Scripts/bench: sign/verify ops/s, vault vs plain SQLite (not a product).
         .executableTarget(
             name: "signet-bench",
-            dependencies: ["SignetCore", "SignetVault", "CSQLite"],
+            dependencies: [
+                "SignetCore", "SignetVault", "CSQLite", "SignetHTTP", "SignetHummingbird",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             path: "Benchmarks/SignetBench"
         ),
         .testTarget(
@@ -71,6 +119,26 @@ let package = Package(
         .testTarget(
             name: "SignetBundleTests",
             dependencies: ["SignetBundle", "SignetCore"]
+        ),
+        .testTarget(
+            name: "SignetHTTPTests",
+            dependencies: ["SignetHTTP", "SignetCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            resources: [.copy("Vectors")]
+        ),
+        // A real Hummingbird server on loopback, spoken to with AsyncHTTPClient and the CLI.
+        .testTarget(
+            name: "SignetHummingbirdTests",
+            dependencies: [
+                "SignetHummingbird", "SignetHTTPClient", "SignetHTTP", "SignetCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Drives the built `signet` binary against real openssl, ssh-keygen, sqlite3 and python3;
         // opens vaults the CLI wrote with the library to check them.

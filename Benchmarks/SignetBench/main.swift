@@ -3,16 +3,20 @@
 //
 //   signet-bench SECONDS TYPE...     # sign/verify ops/s; TYPE: rsa2048 … ed25519
 //   signet-bench vault DIR COUNT     # vault sets/gets per second vs plain SQLite; open and hash times
+//   signet-bench http-server DIR COUNT   # Hummingbird server for wrk, with COUNT pre-signed requests per key type
 import Foundation
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT\n".utf8))
+    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT\n".utf8))
     exit(2)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    if arguments.first == "vault" {
+    if arguments.first == "http-server" {
+        guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { usage() }
+        try await httpServerBench(folder: arguments[1], count: count)
+    } else if arguments.first == "vault" {
         guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { usage() }
         try await vaultBench(folder: arguments[1], count: count)
     } else {

@@ -68,63 +68,11 @@ enum CanonicalJSON: Sendable, Equatable {
     /// (`1e3` is read as 1000, `1.5` refused). (Of duplicate member names one survives, so a signed document's bytes are
     /// also compared with their canonical form, which has none.)
     static func parse(_ bytes: [UInt8], source: String) throws(BundleError) -> CanonicalJSON {
+        var parser = JSONTextParser(bytes)
         do {
-            return try JSONDecoder().decode(CanonicalJSON.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw BundleError.malformed(source: source, detail: "not valid JSON: \(Self.describe(error))")
+            return try parser.parse()
         } catch {
-            throw BundleError.malformed(source: source, detail: "not valid JSON")
-        }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return (path.isEmpty ? "" : "at \(path): ") + context.debugDescription
-        @unknown default: return "\(error)"
-        }
-    }
-}
-
-extension CanonicalJSON: Decodable {
-    private struct Name: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        if decoder.codingPath.count > 16 {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "nested too deeply"))
-        }
-        if let object = try? decoder.container(keyedBy: Name.self) {
-            var members: [String: CanonicalJSON] = [:]
-            for key in object.allKeys {
-                members[key.stringValue] = try object.decode(CanonicalJSON.self, forKey: key)
-            }
-            self = .object(members)
-            return
-        }
-        if var array = try? decoder.unkeyedContainer() {
-            var elements: [CanonicalJSON] = []
-            while !array.isAtEnd { elements.append(try array.decode(CanonicalJSON.self)) }
-            self = .array(elements)
-            return
-        }
-        let single = try decoder.singleValueContainer()
-        if single.decodeNil() {
-            self = .null
-        } else if let value = try? single.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? single.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? single.decode(String.self) {
-            self = .string(value)
-        } else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "numbers must be integers"))
+            throw BundleError.malformed(source: source, detail: "not valid JSON: \(error.message) (byte \(error.offset))")
         }
     }
 }

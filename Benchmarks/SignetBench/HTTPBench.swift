@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+import SignetCore
+import SignetHTTP
+import SignetHummingbird
+
+/// `signet-bench http-server DIR COUNT`: a Hummingbird server on 127.0.0.1 (ephemeral port)
+/// with `GET /plain` (no middleware) and `GET /signed` (behind `HTTPSignatureAuthenticator`
+/// with a replay cache), for wrk. Once it listens it writes, per key type (ed25519, p256,
+/// hmac), COUNT distinct validly signed requests to `DIR/TYPE.txt` — one per line,
+/// `Signature-Input<TAB>Signature` — and then `DIR/port`. It serves until killed.
+func httpServerBench(folder: String, count: Int) async throws {
+    let ed25519 = try PrivateKey.generate(.ed25519)
+    let p256 = try PrivateKey.generate(.p256)
+    let secret = SecretBytes(RandomBytes.make(32))
+    let keys = StaticHTTPSignatureKeys([
+        ed25519.publicKey.fingerprint.description: .publicKey(ed25519.publicKey),
+        p256.publicKey.fingerprint.description: .publicKey(p256.publicKey),
+        "bench-hmac": .hmacSHA256(secret),
+    ])
+    let verifier = HTTPMessageVerifier(keys: keys, nonceCache: InMemoryNonceCache(capacity: 4 * count))
+    let router = Router(context: BasicAuthRequestContext<VerifiedHTTPSignature>.self)
+    router.get("/plain") { _, _ in "ok" }
+    router.group("/signed").add(middleware: HTTPSignatureAuthenticator(verifier: verifier)).get { _, context in
+        _ = try context.requireIdentity()
+        return "ok"
+    }
+    let app = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { channel in
+            guard let port = channel.localAddress?.port else { return }
+            do {
+                let signers: [(String, HTTPMessageSigner)] = [
+                    ("ed25519", HTTPMessageSigner(key: .signer(try SoftwareSigner(key: ed25519)))),
+                    ("p256", HTTPMessageSigner(key: .signer(try SoftwareSigner(key: p256)))),
+                    ("hmac", HTTPMessageSigner(key: .hmacSHA256(secret), keyID: "bench-hmac")),
+                ]
+                for (name, signer) in signers {
+                    var lines = ""
+                    lines.reserveCapacity(count * 300)
+                    for _ in 0..<count {
+                        var request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/signed")
+                        try await signer.sign(&request)
+                        lines += request.headerFields[.signatureInput]! + "\t" + request.headerFields[.signature]! + "\n"
+                    }
+                    try lines.write(toFile: folder + "/" + name + ".txt", atomically: true, encoding: .utf8)
+                }
+                try String(port).write(toFile: folder + "/port", atomically: true, encoding: .utf8)
+            } catch {
+                FileHandle.standardError.write(Data("signet-bench: pre-signing failed: \(error)\n".utf8))
+                exit(1)
+            }
+        })
+    try await app.runService()
+}

@@ -1,0 +1,151 @@
+import Foundation
+import HTTPTypes
+import SignetCore
+
+/// Finds the key for a signature's `keyid`.
+public protocol HTTPSignatureKeyStore: Sendable {
+    /// The key registered under `keyID`, or nil when there is none.
+    func verificationKey(for keyID: String) async throws -> HTTPVerificationKey?
+}
+
+/// A fixed set of keys, by key id.
+public struct StaticHTTPSignatureKeys: HTTPSignatureKeyStore {
+    public let keys: [String: HTTPVerificationKey]
+
+    public init(_ keys: [String: HTTPVerificationKey]) {
+        self.keys = keys
+    }
+
+    /// Public keys under their fingerprints (`sha256/…`), each with its RFC 9421 default algorithm.
+    public init(publicKeys: [PublicKey]) {
+        self.keys = Dictionary(publicKeys.map { ($0.fingerprint.description, HTTPVerificationKey.publicKey($0)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public func verificationKey(for keyID: String) async throws -> HTTPVerificationKey? { keys[keyID] }
+}
+
+/// What a verified signature established.
+public struct VerifiedHTTPSignature: Sendable, Equatable {
+    /// The signature's label.
+    public let label: String
+    /// The key id it was verified under.
+    public let keyID: String
+    /// The algorithm of that key.
+    public let algorithm: SignatureAlgorithm
+    /// The signature input (components and parameters).
+    public let input: SignatureInput
+}
+
+/// Verifies HTTP message signatures (RFC 9421) under a policy: required components and
+/// parameters, the algorithm fixed by the key, a time window, the body's digest, and replay.
+public struct HTTPMessageVerifier: Sendable {
+    /// Where keys come from.
+    public let keys: any HTTPSignatureKeyStore
+    /// What is demanded beyond validity.
+    public let policy: HTTPSignaturePolicy
+    /// Replay protection; nil turns it off.
+    public let nonceCache: (any NonceCache)?
+    /// The current time.
+    public let clock: @Sendable () -> Date
+
+    public init(
+        keys: any HTTPSignatureKeyStore, policy: HTTPSignaturePolicy = .default, nonceCache: (any NonceCache)? = nil,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.keys = keys
+        self.policy = policy
+        self.nonceCache = nonceCache
+        self.clock = clock
+    }
+
+    /// Verifies a request and its body (nil or empty when it has none).
+    public func verify(_ request: HTTPRequest, body: [UInt8]?, label: String? = nil, keyID: String? = nil) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
+        var digests: [ContentDigest.Algorithm: [UInt8]]?
+        if let body, !body.isEmpty {
+            var hasher = ContentDigest.Hasher()
+            hasher.update(body)
+            digests = hasher.finalize()
+        }
+        return try await verify(.request(request), bodyDigests: digests, label: label, keyID: keyID)
+    }
+
+    /// Verifies a message whose body was hashed while it streamed (``ContentDigest/Hasher``
+    /// with both algorithms); `bodyDigests` is nil when there is no body.
+    ///
+    /// Of several signatures, the first that passes every check is the result; `label` or
+    /// `keyID` pick one. When none passes, the reason the first candidate failed is thrown.
+    public func verify(
+        _ message: SignedMessage, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, label: String? = nil, keyID: String? = nil
+    ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
+        let signatures = try SignatureFields(message.fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures)
+        let candidates = signatures.entries.filter { entry in
+            (label == nil || entry.label == label) && (keyID == nil || entry.input.parameters.keyID == keyID)
+        }
+        guard !candidates.isEmpty else {
+            if let keyID { throw .missingSignature(detail: "no signature has keyid \"\(keyID)\"") }
+            throw .missingSignature(detail: "no signature labelled \(label ?? "")")
+        }
+        var firstError: HTTPSignatureError?
+        for candidate in candidates {
+            do {
+                return try await check(candidate, message: message, bodyDigests: bodyDigests)
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        throw firstError!
+    }
+
+    private func check(
+        _ entry: SignatureFields.Entry, message: SignedMessage, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?
+    ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
+        let parameters = entry.input.parameters
+        let now = Int64(clock().timeIntervalSince1970.rounded(.down))
+        let replayProtected = policy.requireNonce ?? (nonceCache != nil)
+        if policy.requireKeyID, parameters.keyID == nil { throw .missingParameter("keyid") }
+        if policy.requireCreated, parameters.created == nil { throw .missingParameter("created") }
+        if replayProtected, parameters.nonce == nil { throw .missingParameter("nonce") }
+        if let tag = policy.requiredTag, parameters.tag != tag { throw .missingParameter("tag=\"\(tag)\"") }
+        let covered = Set(entry.input.components)
+        for component in policy.requiredComponents where !covered.contains(component) {
+            // A response cannot cover request-only components itself; only requests are held to them.
+            if message.response != nil, !component.fromRequest, component.isDerived, component != .status { continue }
+            throw .componentNotCovered(component.description)
+        }
+        let contentDigestField = message.fields[.contentDigest]
+        if policy.requireContentDigestWithBody, bodyDigests != nil || contentDigestField != nil, !covered.contains(.contentDigest) {
+            throw .componentNotCovered("content-digest")
+        }
+        if let created = parameters.created {
+            if created > now + policy.clockSkew { throw .createdInFuture(created: created, now: now, skew: policy.clockSkew) }
+            if now - created > policy.maximumAge { throw .tooOld(created: created, now: now, maxAge: policy.maximumAge) }
+        }
+        if let expires = parameters.expires, now - policy.clockSkew > expires { throw .expired(expires: expires, now: now) }
+
+        guard let keyID = parameters.keyID else { throw .missingParameter("keyid") }
+        let found: HTTPVerificationKey?
+        do { found = try await keys.verificationKey(for: keyID) } catch { throw .unknownKey(keyID: keyID) }
+        guard let key = found else { throw .unknownKey(keyID: keyID) }
+        if let declared = parameters.algorithm {
+            let algorithm = try HTTPSignatureAlgorithms.parse(declared)
+            guard algorithm == key.algorithm else { throw .algorithmMismatch(declared: declared, key: key.algorithm.rawValue) }
+        }
+        let base = try entry.input.signatureBase(for: message)
+        try key.verify(entry.signature, base: Array(base.utf8), label: entry.label)
+
+        if let contentDigestField {
+            try ContentDigest.verify(stated: try ContentDigest.parse(contentDigestField), computed: bodyDigests ?? Self.emptyBodyDigests)
+        } else if bodyDigests != nil, policy.requireContentDigestWithBody {
+            throw .contentDigest(detail: "a body came without a Content-Digest field")
+        }
+        if replayProtected, let cache = nonceCache, let nonce = parameters.nonce {
+            let lifetime = min(parameters.expires.map { $0 + policy.clockSkew } ?? Int64.max, (parameters.created ?? now) + policy.maximumAge)
+            let until = Date(timeIntervalSince1970: TimeInterval(max(lifetime, now) + 1))
+            guard try await cache.insert(nonce: nonce, keyID: keyID, until: until) else { throw .replayedNonce }
+        }
+        return VerifiedHTTPSignature(label: entry.label, keyID: keyID, algorithm: key.algorithm, input: entry.input)
+    }
+
+    /// The digests of an empty body, for a Content-Digest sent with none.
+    static let emptyBodyDigests: [ContentDigest.Algorithm: [UInt8]] = ContentDigest.Hasher().finalize()
+}

@@ -1,0 +1,32 @@
+/// What a verifier demands of a signature beyond its being valid (RFC 9421 §3.2.1, §7).
+public struct HTTPSignaturePolicy: Sendable {
+    /// Components every accepted signature must cover. Default: `@method`, `@target-uri`.
+    public var requiredComponents: [SignatureComponent] = [.method, .targetURI]
+    /// A request with a body must cover `content-digest`, whose value is checked against
+    /// the body. Default: on.
+    public var requireContentDigestWithBody = true
+    /// The `created` parameter is required. Default: on.
+    public var requireCreated = true
+    /// The `keyid` parameter is required. Default: on (keys are found by it).
+    public var requireKeyID = true
+    /// The `nonce` parameter is required; nil means: exactly when the verifier has a
+    /// replay cache.
+    public var requireNonce: Bool?
+    /// If set, the `tag` parameter must equal it (RFC 9421 §2.3 application tags).
+    public var requiredTag: String?
+    /// How old `created` may be, in seconds. Default: 300.
+    public var maximumAge: Int64 = 300
+    /// How far clocks may differ, in seconds: `created` may lie this far in the future and
+    /// `expires` this far in the past. Default: 300.
+    public var clockSkew: Int64 = 300
+    /// The most bytes a `Signature-Input` or `Signature` field may have. Default: 8 KiB.
+    public var maximumFieldBytes = 8192
+    /// The most signatures one message may carry. Default: 8.
+    public var maximumSignatures = 8
+
+    /// The default policy: `@method`, `@target-uri` and (with a body) `content-digest`
+    /// covered; `created` and `keyid` present; ±300 s.
+    public static let `default` = HTTPSignaturePolicy()
+
+    public init() {}
+}

@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import SignetCore
+
+/// The request-signing scheme mobile tutorials teach, kept byte-compatible but made safe:
+/// the string to sign is `METHOD&URL&BODY&TIMESTAMP`, HMAC-SHA512 under a shared secret,
+/// sent base64 in a `Signature` field with the timestamp in its own field.
+///
+/// The tutorial's version leaves the timestamp outside the MAC (so it protects nothing) or
+/// out altogether; here it is inside, and ``verify(_:url:body:)`` checks it against a window
+/// and compares in constant time. Prefer RFC 9421 (``HTTPMessageSigner``) for new APIs: it
+/// needs no shared secret on the device and covers more of the request.
+public struct LegacyHMACProfile: Sendable {
+    /// The shared secret.
+    public let secret: SecretBytes
+    /// The field carrying the timestamp (Unix seconds). Default `X-Timestamp`.
+    public var timestampField = HTTPField.Name("X-Timestamp")!
+    /// The field carrying the base64 MAC. Default `Signature`.
+    public var signatureField = HTTPField.Name.signature
+    /// How far the timestamp may lie from now, either way, in seconds. Default 300.
+    public var window: Int64 = 300
+    /// The current time.
+    public var clock: @Sendable () -> Date = Date.init
+
+    public init(secret: SecretBytes) {
+        self.secret = secret
+    }
+
+    /// The exact bytes that are MACed: `METHOD&URL&BODY&TIMESTAMP`.
+    public static func stringToSign(method: String, url: String, body: [UInt8], timestamp: Int64) -> [UInt8] {
+        Array("\(method)&\(url)&".utf8) + body + Array("&\(timestamp)".utf8)
+    }
+
+    /// The base64 HMAC-SHA512 of the string to sign.
+    public func mac(method: String, url: String, body: [UInt8], timestamp: Int64) throws -> String {
+        var authenticator = try MessageAuthenticator(algorithm: .hmacSHA512, key: secret)
+        authenticator.update(Self.stringToSign(method: method, url: url, body: body, timestamp: timestamp))
+        return Data(authenticator.finalize()).base64EncodedString()
+    }
+
+    /// Adds the timestamp and signature fields to `request` (sent to `url`, the full URL).
+    public func sign(_ request: inout HTTPRequest, url: String, body: [UInt8] = []) throws {
+        let timestamp = Int64(clock().timeIntervalSince1970.rounded(.down))
+        request.headerFields[timestampField] = String(timestamp)
+        request.headerFields[signatureField] = try mac(method: request.method.rawValue, url: url, body: body, timestamp: timestamp)
+    }
+
+    /// Checks a request signed this way; returns its timestamp.
+    @discardableResult
+    public func verify(_ request: HTTPRequest, url: String, body: [UInt8] = []) throws(HTTPSignatureError) -> Int64 {
+        guard let stamp = request.headerFields[timestampField] else { throw .missingParameter(timestampField.rawName) }
+        guard stamp.utf8.count <= 12, let timestamp = Int64(stamp), String(timestamp) == stamp else {
+            throw .malformedField(field: timestampField.rawName, detail: "must be Unix seconds in canonical decimal")
+        }
+        let now = Int64(clock().timeIntervalSince1970.rounded(.down))
+        if timestamp > now + window { throw .createdInFuture(created: timestamp, now: now, skew: window) }
+        if now - timestamp > window { throw .tooOld(created: timestamp, now: now, maxAge: window) }
+        guard let sent = request.headerFields[signatureField] else { throw .missingSignature(detail: "no \(signatureField.rawName) field") }
+        guard let sentBytes = Base64.decode(sent), sentBytes.count == 64 else {
+            throw .malformedField(field: signatureField.rawName, detail: "must be the base64 of a 64-byte HMAC-SHA512")
+        }
+        guard var authenticator = try? MessageAuthenticator(algorithm: .hmacSHA512, key: secret) else {
+            throw .invalidArgument(detail: "the shared secret is empty")
+        }
+        authenticator.update(Self.stringToSign(method: request.method.rawValue, url: url, body: body, timestamp: timestamp))
+        guard ConstantTime.equals(authenticator.finalize(), sentBytes) else { throw .signatureInvalid(label: signatureField.rawName) }
+        return timestamp
+    }
+}

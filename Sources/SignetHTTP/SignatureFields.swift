@@ -1,0 +1,109 @@
+import HTTPTypes
+import RawStructuredFieldValues
+import SignetCore
+
+extension HTTPField.Name {
+    /// `Signature-Input` (RFC 9421 §4.1).
+    public static let signatureInput = HTTPField.Name("Signature-Input")!
+    /// `Signature` (RFC 9421 §4.2).
+    public static let signature = HTTPField.Name("Signature")!
+    /// `Accept-Signature` (RFC 9421 §5.1).
+    public static let acceptSignature = HTTPField.Name("Accept-Signature")!
+    /// `Content-Digest` (RFC 9530 §2).
+    public static let contentDigest = HTTPField.Name("Content-Digest")!
+}
+
+/// The labelled signatures a message carries: each `Signature-Input` member with its
+/// `Signature` member of the same label.
+struct SignatureFields {
+    struct Entry {
+        let label: String
+        let input: SignatureInput
+        let signature: [UInt8]
+    }
+
+    let entries: [Entry]
+
+    /// Reads both fields, refusing oversized, malformed or unmatched ones.
+    init(_ fields: HTTPFields, maximumFieldBytes: Int, maximumSignatures: Int) throws(HTTPSignatureError) {
+        let inputs = try Self.dictionary(fields, .signatureInput, limit: maximumFieldBytes)
+        let signatures = try Self.dictionary(fields, .signature, limit: maximumFieldBytes)
+        guard !inputs.isEmpty || !signatures.isEmpty else {
+            throw .missingSignature(detail: "the request has no Signature-Input and Signature fields")
+        }
+        guard inputs.count <= maximumSignatures else { throw .tooLarge(what: "the number of signatures", limit: maximumSignatures) }
+        var entries: [Entry] = []
+        for (label, member) in inputs {
+            guard let signatureMember = signatures[label] else {
+                throw .malformedField(field: "Signature", detail: "no signature labelled \(label)")
+            }
+            guard case .item(let item) = signatureMember, case .undecodedByteSequence(let text) = item.rfc9651BareItem,
+                let bytes = Base64.decode(text), !bytes.isEmpty
+            else { throw .malformedField(field: "Signature", detail: "\(label) must be a byte sequence (:base64:)") }
+            entries.append(Entry(label: label, input: try SignatureInput(member: member, label: label), signature: bytes))
+        }
+        for (label, _) in signatures where inputs[label] == nil {
+            throw .malformedField(field: "Signature-Input", detail: "no input labelled \(label)")
+        }
+        self.entries = entries
+    }
+
+    /// Parses a dictionary field. Several lines of one field are one value (RFC 9110 §5.3);
+    /// a label given twice is refused rather than letting the last one win silently.
+    private static func dictionary(_ fields: HTTPFields, _ name: HTTPField.Name, limit: Int) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {
+        let values = fields[values: name]
+        guard !values.isEmpty else { return [:] }
+        let combined = values.joined(separator: ", ")
+        guard combined.utf8.count <= limit else { throw .tooLarge(what: "the \(name.canonicalName) field", limit: limit) }
+        var labels = Set<String>()
+        var result: OrderedMap<String, ItemOrInnerList> = [:]
+        for value in values {
+            let parsed: OrderedMap<String, ItemOrInnerList>
+            do {
+                var parser = StructuredFieldValueParser(Array(value.utf8))
+                parsed = try parser.parseDictionaryFieldValue()
+            } catch {
+                throw .malformedField(field: name.rawName, detail: "not a structured dictionary")
+            }
+            // The parser keeps the last of two equal keys; count the members to notice.
+            guard parsed.count == Self.topLevelMembers(value) else {
+                throw .malformedField(field: name.rawName, detail: "a label appears twice")
+            }
+            for (label, member) in parsed {
+                guard labels.insert(label).inserted else {
+                    throw .malformedField(field: name.rawName, detail: "the label \(label) appears twice")
+                }
+                result[label] = member
+            }
+        }
+        return result
+    }
+
+    /// The labels of the signatures a message already has (none if its field is damaged).
+    static func labels(in fields: HTTPFields) -> Set<String> {
+        guard let inputs = try? dictionary(fields, .signatureInput, limit: Int.max) else { return [] }
+        return Set(inputs.map(\.0))
+    }
+
+    /// The number of comma-separated members outside strings and inner lists.
+    private static func topLevelMembers(_ value: String) -> Int {
+        var count = 1
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in value.utf8 {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "("): depth += 1
+            case UInt8(ascii: ")"): depth -= 1
+            case UInt8(ascii: ","): if depth == 0 { count += 1 }
+            default: break
+            }
+        }
+        return count
+    }
+}

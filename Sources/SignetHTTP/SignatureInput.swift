@@ -1,0 +1,122 @@
+import RawStructuredFieldValues
+
+/// The signature parameters of RFC 9421 §2.3.
+public struct SignatureParameters: Sendable, Equatable {
+    /// When the signature was made (Unix seconds).
+    public var created: Int64?
+    /// When it stops being valid (Unix seconds).
+    public var expires: Int64?
+    /// A value used once, against replay.
+    public var nonce: String?
+    /// The algorithm name; when present it must match the key's algorithm.
+    public var algorithm: String?
+    /// Which key made the signature.
+    public var keyID: String?
+    /// An application-specific tag.
+    public var tag: String?
+
+    public init(created: Int64? = nil, expires: Int64? = nil, nonce: String? = nil, algorithm: String? = nil, keyID: String? = nil, tag: String? = nil) {
+        self.created = created
+        self.expires = expires
+        self.nonce = nonce
+        self.algorithm = algorithm
+        self.keyID = keyID
+        self.tag = tag
+    }
+}
+
+/// One signature's input: the covered components in order and the parameters, as
+/// `Signature-Input` carries them under a label.
+public struct SignatureInput: Sendable, Equatable {
+    /// The covered components, in the order they are signed.
+    public let components: [SignatureComponent]
+    /// The parameters.
+    public let parameters: SignatureParameters
+    /// The inner list as received or built; its serialisation is the `@signature-params` value.
+    let innerList: InnerList
+
+    /// Builds an input from components and parameters (in the order created, expires,
+    /// nonce, alg, keyid, tag).
+    public init(components: [SignatureComponent], parameters: SignatureParameters) throws(HTTPSignatureError) {
+        try Self.checkDistinct(components, field: "components")
+        var list: OrderedMap<String, RFC9651BareItem> = [:]
+        if let created = parameters.created { list["created"] = .integer(created) }
+        if let expires = parameters.expires { list["expires"] = .integer(expires) }
+        if let nonce = parameters.nonce { list["nonce"] = .string(nonce) }
+        if let algorithm = parameters.algorithm { list["alg"] = .string(algorithm) }
+        if let keyID = parameters.keyID { list["keyid"] = .string(keyID) }
+        if let tag = parameters.tag { list["tag"] = .string(tag) }
+        self.components = components
+        self.parameters = parameters
+        var items = BareInnerList()
+        for component in components { items.append(component.item) }
+        self.innerList = InnerList(bareInnerList: items, parameters: list)
+        _ = try serializedParameters()
+    }
+
+    /// Reads a received `Signature-Input` member.
+    init(member: ItemOrInnerList, label: String) throws(HTTPSignatureError) {
+        let field = "Signature-Input (\(label))"
+        guard case .innerList(let list) = member else { throw .malformedField(field: field, detail: "must be an inner list of components") }
+        var components: [SignatureComponent] = []
+        for item in list.bareInnerList { components.append(try SignatureComponent(item: item, field: field)) }
+        try Self.checkDistinct(components, field: field)
+        var parameters = SignatureParameters()
+        for (name, value) in list.rfc9651Parameters {
+            switch (name, value) {
+            case ("created", .integer(let v)): parameters.created = v
+            case ("expires", .integer(let v)): parameters.expires = v
+            case ("nonce", .string(let v)): parameters.nonce = v
+            case ("alg", .string(let v)): parameters.algorithm = v
+            case ("keyid", .string(let v)): parameters.keyID = v
+            case ("tag", .string(let v)): parameters.tag = v
+            case ("created", _), ("expires", _):
+                throw .malformedField(field: field, detail: "\(name) must be an integer")
+            case ("nonce", _), ("alg", _), ("keyid", _), ("tag", _):
+                throw .malformedField(field: field, detail: "\(name) must be a string")
+            default: break  // RFC 9421 allows other parameters; they are signed as received.
+            }
+        }
+        self.components = components
+        self.parameters = parameters
+        self.innerList = list
+    }
+
+    private static func checkDistinct(_ components: [SignatureComponent], field: String) throws(HTTPSignatureError) {
+        var seen = Set<SignatureComponent>()
+        for component in components where !seen.insert(component).inserted {
+            throw .malformedField(field: field, detail: "component \(component) is listed twice")
+        }
+    }
+
+    /// The `@signature-params` value: the inner list serialised.
+    public func serializedParameters() throws(HTTPSignatureError) -> String {
+        do {
+            return try Self.serialize(.innerList(innerList))
+        } catch {
+            throw .invalidArgument(detail: "a signature parameter cannot be serialised (strings must be printable ASCII)")
+        }
+    }
+
+    /// The signature base of RFC 9421 §2.5 for `message`.
+    public func signatureBase(for message: SignedMessage) throws(HTTPSignatureError) -> String {
+        var base = ""
+        for component in components {
+            base += component.description + ": " + (try message.value(of: component)) + "\n"
+        }
+        return base + "\"@signature-params\": " + (try serializedParameters())
+    }
+
+    /// Serialises one dictionary member value (an item or an inner list) on its own.
+    static func serialize(_ member: ItemOrInnerList) throws -> String {
+        var serializer = StructuredFieldValueSerializer()
+        switch member {
+        case .innerList: return String(decoding: try serializer.writeListFieldValue([member]), as: UTF8.self)
+        case .item(let item): return String(decoding: try serializer.writeItemFieldValue(item), as: UTF8.self)
+        }
+    }
+
+    public static func == (lhs: SignatureInput, rhs: SignatureInput) -> Bool {
+        lhs.components == rhs.components && lhs.parameters == rhs.parameters
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HTTPTypes
+import RawStructuredFieldValues
+
+/// The kind of a structured field (RFC 9651), needed to re-serialise it for `sf` and `key`.
+public enum StructuredFieldKind: Sendable {
+    case item, list, dictionary
+}
+
+/// The message a signature covers: a request, or a response together with the request it
+/// answers (for components marked `req`).
+public struct SignedMessage: Sendable {
+    /// The request, or for a response the request it answers (if known).
+    public var request: HTTPRequest?
+    /// The response, when the message is one.
+    public var response: HTTPResponse?
+    /// Structured fields known by name, for `sf` and `key`: the fields of RFC 9421, RFC 9530
+    /// and RFC 9651's examples; add an application's own here.
+    public var structuredFields: [String: StructuredFieldKind] = [
+        "signature": .dictionary, "signature-input": .dictionary, "accept-signature": .dictionary,
+        "content-digest": .dictionary, "repr-digest": .dictionary, "want-content-digest": .dictionary,
+        "want-repr-digest": .dictionary, "priority": .dictionary, "example-dict": .dictionary, "cache-status": .list,
+        "proxy-status": .list, "example-list": .list, "example-item": .item,
+    ]
+
+    /// A request.
+    public static func request(_ request: HTTPRequest) -> SignedMessage {
+        SignedMessage(request: request, response: nil)
+    }
+
+    /// A response, and the request it answers if components refer to it (`req`).
+    public static func response(_ response: HTTPResponse, answering request: HTTPRequest? = nil) -> SignedMessage {
+        SignedMessage(request: request, response: response)
+    }
+
+    /// The header fields of the message itself.
+    var fields: HTTPFields { response?.headerFields ?? request?.headerFields ?? [:] }
+
+    /// The value of `component` for the signature base (RFC 9421 §2.1, §2.2).
+    func value(of component: SignatureComponent) throws(HTTPSignatureError) -> String {
+        if component.fromRequest {
+            guard response != nil, let request else {
+                throw .missingComponent("\(component) (no related request)")
+            }
+            var related = SignedMessage.request(request)
+            related.structuredFields = structuredFields
+            var plain = component
+            plain.fromRequest = false
+            return try related.value(of: plain)
+        }
+        if component.isDerived { return try derivedValue(component) }
+        return try fieldValue(component, in: fields)
+    }
+
+    private func derivedValue(_ component: SignatureComponent) throws(HTTPSignatureError) -> String {
+        if component.name == "@status" {
+            guard let response else { throw .missingComponent("@status (not a response)") }
+            return String(format: "%03d", response.status.code)
+        }
+        guard response == nil, let request else { throw .missingComponent("\(component) (a request component, in a response)") }
+        // CONNECT's request target is the authority (HTTP/2 and swift-http-types carry no path).
+        let target = request.method == .connect ? (request.path ?? request.authority ?? "") : (request.path ?? "")
+        let pathPart = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let queryPart: String? = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) }
+        switch component.name {
+        case "@method": return request.method.rawValue
+        case "@scheme":
+            guard let scheme = request.scheme else { throw .missingComponent("@scheme") }
+            return scheme.lowercased()
+        case "@authority": return try authority(of: request)
+        case "@target-uri":
+            guard let scheme = request.scheme else { throw .missingComponent("@target-uri (no scheme)") }
+            return scheme.lowercased() + "://" + (try authority(of: request)) + (target.isEmpty ? "/" : target)
+        case "@request-target": return target
+        case "@path": return pathPart.isEmpty ? "/" : pathPart
+        case "@query": return "?" + (queryPart ?? "")
+        case "@query-param":
+            let wanted = component.parameterName ?? ""
+            let matches = QueryParameters.parse(queryPart ?? "").filter { QueryParameters.encode($0.name) == wanted }
+            guard let match = matches.first else { throw .missingComponent(component.description) }
+            guard matches.count == 1 else {
+                throw .malformedField(field: "@query", detail: "query parameter \"\(wanted)\" occurs \(matches.count) times; sign @query instead")
+            }
+            return QueryParameters.encode(match.value)
+        default: throw .missingComponent(component.name)
+        }
+    }
+
+    /// The authority, lower-cased, without the scheme's default port (RFC 9421 §2.2.3).
+    private func authority(of request: HTTPRequest) throws(HTTPSignatureError) -> String {
+        guard var authority = request.authority?.lowercased(), !authority.isEmpty else { throw .missingComponent("@authority") }
+        let scheme = request.scheme?.lowercased()
+        if scheme == "http", authority.hasSuffix(":80") { authority.removeLast(3) }
+        if scheme == "https", authority.hasSuffix(":443") { authority.removeLast(4) }
+        return authority
+    }
+
+    private func fieldValue(_ component: SignatureComponent, in fields: HTTPFields) throws(HTTPSignatureError) -> String {
+        guard let name = HTTPField.Name(component.name) else { throw .missingComponent(component.name) }
+        let values = fields[values: name]
+        guard !values.isEmpty else { throw .missingComponent(component.name) }
+        if component.byteSequence {
+            return values.map { ":" + Data($0.utf8).base64EncodedString() + ":" }.joined(separator: ", ")
+        }
+        let combined = values.joined(separator: ", ")
+        guard component.structured || component.key != nil else { return combined }
+        let kind = component.key != nil ? .dictionary : structuredFields[component.name]
+        guard let kind else {
+            throw .invalidArgument(detail: "\(component.name) is not a structured field Signet knows the type of; add it to SignedMessage.structuredFields")
+        }
+        var parser = StructuredFieldValueParser(Array(combined.utf8))
+        var serializer = StructuredFieldValueSerializer()
+        do {
+            switch kind {
+            case .item:
+                return String(decoding: try serializer.writeItemFieldValue(try parser.parseItemFieldValue()), as: UTF8.self)
+            case .list:
+                return String(decoding: try serializer.writeListFieldValue(try parser.parseListFieldValue()), as: UTF8.self)
+            case .dictionary:
+                let dictionary = try parser.parseDictionaryFieldValue()
+                guard let key = component.key else {
+                    return String(decoding: try serializer.writeDictionaryFieldValue(dictionary), as: UTF8.self)
+                }
+                guard let member = dictionary[key] else { throw HTTPSignatureError.missingComponent(component.description) }
+                return try SignatureInput.serialize(member)
+            }
+        } catch let error as HTTPSignatureError {
+            throw error
+        } catch {
+            throw .malformedField(field: component.name, detail: "not a structured field (\(error))")
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+import NIOCore
+import SignetHTTP
+
+/// A Hummingbird authenticator that verifies RFC 9421 signatures on each request, body
+/// digest included, and puts the identity it establishes into the request context.
+///
+/// It has the shape of hummingbird-auth's authenticators, so it combines with that package's
+/// sessions, `IsAuthenticatedMiddleware` and policies:
+///
+/// ```swift
+/// let router = Router(context: BasicAuthRequestContext<VerifiedHTTPSignature>.self)
+/// router.add(middleware: HTTPSignatureAuthenticator(verifier: verifier))
+/// router.post("/orders") { request, context in
+///     let signer = try context.requireIdentity().keyID
+///     …
+/// }
+/// ```
+///
+/// A request whose signature fails any check gets 401 with the reason and an
+/// `Accept-Signature` field saying what to sign. A request with no signature at all gets the
+/// same, unless ``MissingSignature/passThrough`` lets it continue unauthenticated (for routes
+/// that accept another kind of authentication).
+public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: AuthenticatorMiddleware {
+    public typealias Identity = Context.Identity
+
+    /// What to do with a request that carries no signature.
+    public enum MissingSignature: Sendable {
+        /// Answer 401 with the `Accept-Signature` hint.
+        case reject
+        /// Continue with no identity; a later middleware or the route decides.
+        case passThrough
+    }
+
+    /// The verifier: keys, policy, replay cache.
+    public let verifier: HTTPMessageVerifier
+    /// The largest body read for verification; larger requests get 413.
+    public let maximumBodySize: Int
+    /// What to do with unsigned requests.
+    public let missingSignature: MissingSignature
+    /// The scheme and authority clients sign, when the server sees others (behind a TLS
+    /// proxy, for example); nil uses the request's own.
+    public let publicScheme: String?
+    public let publicAuthority: String?
+    private let makeIdentity: @Sendable (VerifiedHTTPSignature, Request, Context) async throws -> Identity?
+
+    /// An authenticator whose identity is built from the verified signature (e.g. an account
+    /// looked up by key id); returning nil leaves the request unauthenticated.
+    public init(
+        verifier: HTTPMessageVerifier, maximumBodySize: Int = 1 << 20, missingSignature: MissingSignature = .reject,
+        publicScheme: String? = nil, publicAuthority: String? = nil,
+        identity: @escaping @Sendable (VerifiedHTTPSignature, Request, Context) async throws -> Identity?
+    ) {
+        self.verifier = verifier
+        self.maximumBodySize = maximumBodySize
+        self.missingSignature = missingSignature
+        self.publicScheme = publicScheme
+        self.publicAuthority = publicAuthority
+        self.makeIdentity = identity
+    }
+
+    /// Collects the body (so the route can still read it), then authenticates.
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // An unsigned request is answered (or passed on) before its body is read.
+        if request.headers[.signatureInput] == nil, request.headers[.signature] == nil {
+            if missingSignature == .passThrough { return try await next(request, context) }
+            throw HTTPError(
+                .unauthorized, headers: [.acceptSignature: acceptSignature],
+                message: HTTPSignatureError.missingSignature(detail: "the request has no Signature-Input and Signature fields").description)
+        }
+        var request = request
+        _ = try await request.collectBody(upTo: maximumBodySize)
+        var context = context
+        if let identity = try await authenticate(request: request, context: context) {
+            context.identity = identity
+        }
+        return try await next(request, context)
+    }
+
+    public func authenticate(request: Request, context: Context) async throws -> Identity? {
+        var head = request.head
+        if let publicScheme { head.scheme = publicScheme }
+        if let publicAuthority { head.authority = publicAuthority }
+        if missingSignature == .passThrough, head.headerFields[.signatureInput] == nil, head.headerFields[.signature] == nil {
+            return nil
+        }
+        let body = try await request.body.collect(upTo: maximumBodySize)
+        var digests: [ContentDigest.Algorithm: [UInt8]]?
+        if body.readableBytes > 0 {
+            var hasher = ContentDigest.Hasher()
+            body.withUnsafeReadableBytes { hasher.update($0) }
+            digests = hasher.finalize()
+        }
+        let verified: VerifiedHTTPSignature
+        do {
+            verified = try await verifier.verify(.request(head), bodyDigests: digests)
+        } catch .replayCacheFull {
+            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "1"], message: HTTPSignatureError.replayCacheFull.description)
+        } catch {
+            throw HTTPError(.unauthorized, headers: [.acceptSignature: acceptSignature], message: error.description)
+        }
+        return try await makeIdentity(verified, request, context)
+    }
+
+    /// The `Accept-Signature` hint (RFC 9421 §5.1): the components and parameters the policy demands.
+    public var acceptSignature: String {
+        let policy = verifier.policy
+        var components = policy.requiredComponents.map(\.description)
+        if policy.requireContentDigestWithBody { components.append("\"content-digest\"") }
+        var parameters = [String]()
+        if policy.requireCreated { parameters.append("created") }
+        if policy.requireKeyID { parameters.append("keyid") }
+        if policy.requireNonce ?? (verifier.nonceCache != nil) { parameters.append("nonce") }
+        if let tag = policy.requiredTag { parameters.append("tag=\"\(tag)\"") }
+        return "sig1=(" + components.joined(separator: " ") + ")" + parameters.map { ";" + $0 }.joined()
+    }
+}
+
+extension HTTPSignatureAuthenticator where Context.Identity == VerifiedHTTPSignature {
+    /// An authenticator whose identity is the verified signature itself (key id, algorithm,
+    /// parameters).
+    public init(
+        verifier: HTTPMessageVerifier, maximumBodySize: Int = 1 << 20, missingSignature: MissingSignature = .reject,
+        publicScheme: String? = nil, publicAuthority: String? = nil
+    ) {
+        self.init(
+            verifier: verifier, maximumBodySize: maximumBodySize, missingSignature: missingSignature,
+            publicScheme: publicScheme, publicAuthority: publicAuthority, identity: { verified, _, _ in verified })
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import HTTPTypes
+import SignetCore
+@testable import SignetHTTP
+import Testing
+
+@Suite("InMemoryNonceCache")
+struct NonceCacheTests {
+    @Test("a nonce is accepted once per key id")
+    func secondInsert() async throws {
+        let clock = ManualClock(HTTPTestSupport.now)
+        let cache = InMemoryNonceCache(capacity: 10, clock: clock.function)
+        let until = clock.now.addingTimeInterval(60)
+        #expect(try await cache.insert(nonce: "n1", keyID: "k1", until: until))
+        #expect(try await cache.insert(nonce: "n1", keyID: "k1", until: until) == false)
+        #expect(try await cache.insert(nonce: "n1", keyID: "k2", until: until))
+        #expect(try await cache.insert(nonce: "n2", keyID: "k1", until: until))
+        // Key id and nonce are kept apart: ("k", "1n2") is not ("k1", "n2").
+        #expect(try await cache.insert(nonce: "1n2", keyID: "k", until: until))
+        #expect(await cache.count == 4)
+        #expect(cache.capacity == 10)
+        #expect(InMemoryNonceCache(capacity: 0).capacity == 1)
+    }
+
+    @Test("an expired entry is forgotten: its nonce is accepted again and the count drops")
+    func expiry() async throws {
+        let clock = ManualClock(HTTPTestSupport.now)
+        let cache = InMemoryNonceCache(capacity: 10, clock: clock.function)
+        #expect(try await cache.insert(nonce: "a", keyID: "k", until: clock.now.addingTimeInterval(10)))
+        #expect(try await cache.insert(nonce: "b", keyID: "k", until: clock.now.addingTimeInterval(100)))
+        clock.advance(by: 9)
+        #expect(try await cache.insert(nonce: "a", keyID: "k", until: clock.now.addingTimeInterval(10)) == false)
+        clock.advance(by: 1)  // now equals a's expiry: it has expired
+        #expect(try await cache.insert(nonce: "a", keyID: "k", until: clock.now.addingTimeInterval(10)))
+        #expect(await cache.count == 2)
+        clock.advance(by: 200)
+        #expect(try await cache.insert(nonce: "c", keyID: "k", until: clock.now.addingTimeInterval(10)))
+        #expect(await cache.count == 1)
+        #expect(try await cache.insert(nonce: "b", keyID: "k", until: clock.now.addingTimeInterval(10)))
+    }
+
+    @Test("full of unexpired nonces it refuses new ones but still spots replays; once they expire it accepts again")
+    func capacity() async throws {
+        let clock = ManualClock(HTTPTestSupport.now)
+        let cache = InMemoryNonceCache(capacity: 4, clock: clock.function)
+        let until = clock.now.addingTimeInterval(100)
+        for index in 0..<4 {
+            #expect(try await cache.insert(nonce: "n\(index)", keyID: "k", until: until))
+        }
+        await #expect(throws: HTTPSignatureError.replayCacheFull) { try await cache.insert(nonce: "n4", keyID: "k", until: until) }
+        #expect(try await cache.insert(nonce: "n0", keyID: "k", until: until) == false)
+        #expect(await cache.count == 4)
+        clock.advance(by: 99)
+        await #expect(throws: HTTPSignatureError.replayCacheFull) { try await cache.insert(nonce: "n4", keyID: "k", until: until) }
+        clock.advance(by: 1)
+        #expect(try await cache.insert(nonce: "n4", keyID: "k", until: clock.now.addingTimeInterval(100)))
+        #expect(await cache.count == 1)
+    }
+
+    @Test("a flood of ten times the capacity, with time moving on, keeps the count within the capacity")
+    func flood() async throws {
+        let clock = ManualClock(HTTPTestSupport.now)
+        // Short-lived nonces: every insert succeeds and only the unexpired ones are held.
+        let cache = InMemoryNonceCache(capacity: 16, clock: clock.function)
+        for index in 0..<160 {
+            #expect(try await cache.insert(nonce: "n\(index)", keyID: "k", until: clock.now.addingTimeInterval(8)), "insert \(index)")
+            let count = await cache.count
+            #expect(count <= 8, "after insert \(index) the cache holds \(count)")
+            clock.advance(by: 1)
+        }
+        // Long-lived nonces: the first `capacity` are held, the rest refused, never more held.
+        let full = InMemoryNonceCache(capacity: 16, clock: clock.function)
+        for index in 0..<160 {
+            let until = clock.now.addingTimeInterval(1000)
+            if index < 16 {
+                #expect(try await full.insert(nonce: "m\(index)", keyID: "k", until: until))
+            } else {
+                await #expect(throws: HTTPSignatureError.replayCacheFull) { try await full.insert(nonce: "m\(index)", keyID: "k", until: until) }
+            }
+            #expect(await full.count <= 16)
+            clock.advance(by: 1)
+        }
+        #expect(await full.count == 16)
+        clock.advance(by: 1000)
+        #expect(try await full.insert(nonce: "m0", keyID: "k", until: clock.now.addingTimeInterval(1000)))
+        #expect(await full.count == 1)
+    }
+
+    @Test("of many concurrent inserts of one nonce exactly one succeeds")
+    func concurrentInserts() async throws {
+        let cache = InMemoryNonceCache(capacity: 100, clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+        let until = Date(timeIntervalSince1970: TimeInterval(HTTPTestSupport.now + 60))
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask { try await cache.insert(nonce: "same", keyID: "k", until: until) }
+            }
+            var all: [Bool] = []
+            for try await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.count == 50)
+        #expect(results.filter({ $0 }).count == 1)
+        #expect(await cache.count == 1)
+    }
+}
+
+@Suite("LegacyHMACProfile (METHOD&URL&BODY&TIMESTAMP, HMAC-SHA512)")
+struct LegacyHMACProfileTests {
+    static let secret = SecretBytes(Array("legacy-shared-secret".utf8))
+    /// Computed with python3:
+    /// `base64.b64encode(hmac.new(b"legacy-shared-secret", b'POST&https://api.example.com/x&{"a":1}&1700000000', hashlib.sha512).digest())`
+    static let expectedMAC = "leCG86Yu1uZnrgeO6xIlojAVibzTLVpBp3TSAh7+hCznASCcjYa2poSAQUJhei7w0bC9BIInAcc/mz68t0YI8Q=="
+    static let url = "https://api.example.com/x"
+    static let body = Array("{\"a\":1}".utf8)
+    static let timestampField = HTTPField.Name("X-Timestamp")!
+    static let now = HTTPTestSupport.now
+
+    static func profile(at seconds: Int64 = HTTPTestSupport.now, secret: SecretBytes = LegacyHMACProfileTests.secret) -> LegacyHMACProfile {
+        var profile = LegacyHMACProfile(secret: secret)
+        profile.clock = HTTPTestSupport.fixedClock(seconds)
+        return profile
+    }
+
+    /// The request signed at ``now``.
+    static func signed() throws -> HTTPRequest {
+        var request = HTTPRequest(method: .post, scheme: "https", authority: "api.example.com", path: "/x")
+        try profile().sign(&request, url: url, body: body)
+        return request
+    }
+
+    static func error(
+        _ request: HTTPRequest, at seconds: Int64 = HTTPTestSupport.now, url: String = LegacyHMACProfileTests.url,
+        body: [UInt8] = LegacyHMACProfileTests.body
+    ) throws -> HTTPSignatureError {
+        try #require(throws: HTTPSignatureError.self) { try profile(at: seconds).verify(request, url: url, body: body) }
+    }
+
+    @Test("the string to sign is METHOD&URL&BODY&TIMESTAMP, byte for byte")
+    func stringToSign() {
+        let bytes = LegacyHMACProfile.stringToSign(method: "POST", url: Self.url, body: Self.body, timestamp: 1_700_000_000)
+        #expect(bytes == Array("POST&https://api.example.com/x&{\"a\":1}&1700000000".utf8))
+        let binary = LegacyHMACProfile.stringToSign(method: "PUT", url: "u", body: [0xFF, 0x00, 0x26], timestamp: 5)
+        #expect(binary == Array("PUT&u&".utf8) + [0xFF, 0x00, 0x26] + Array("&5".utf8))
+    }
+
+    @Test("the MAC equals python3's hmac/hashlib/base64 HMAC-SHA512 of the string to sign")
+    func mac() throws {
+        #expect(try Self.profile().mac(method: "POST", url: Self.url, body: Self.body, timestamp: 1_700_000_000) == Self.expectedMAC)
+        #expect(try Self.profile().mac(method: "POST", url: Self.url, body: Self.body, timestamp: 1_700_000_001) != Self.expectedMAC)
+    }
+
+    @Test("sign adds the timestamp and the MAC; verify accepts them within the window either way")
+    func signAndVerify() throws {
+        let request = try Self.signed()
+        #expect(request.headerFields[Self.timestampField] == "1700000000")
+        #expect(request.headerFields[.signature] == Self.expectedMAC)
+        #expect(try Self.profile().verify(request, url: Self.url, body: Self.body) == Self.now)
+        #expect(try Self.profile(at: Self.now + 300).verify(request, url: Self.url, body: Self.body) == Self.now)
+        #expect(try Self.profile(at: Self.now - 300).verify(request, url: Self.url, body: Self.body) == Self.now)
+    }
+
+    @Test("a changed body, URL, method or timestamp, or another secret, fails with signatureInvalid")
+    func tampered() throws {
+        let request = try Self.signed()
+        let invalid = HTTPSignatureError.signatureInvalid(label: "Signature")
+        #expect(try Self.error(request, body: Array("{\"a\":2}".utf8)) == invalid)
+        #expect(try Self.error(request, body: []) == invalid)
+        #expect(try Self.error(request, url: "https://api.example.com/y") == invalid)
+        var method = request
+        method.method = .put
+        #expect(try Self.error(method) == invalid)
+        var stamp = request
+        stamp.headerFields[Self.timestampField] = "1700000001"
+        #expect(try Self.error(stamp) == invalid)
+        let other = try #require(throws: HTTPSignatureError.self) {
+            try Self.profile(secret: SecretBytes(Array("another-secret".utf8))).verify(request, url: Self.url, body: Self.body)
+        }
+        #expect(other == invalid)
+    }
+
+    @Test("a timestamp outside the window, either way, is refused")
+    func window() throws {
+        let request = try Self.signed()
+        #expect(try Self.error(request, at: Self.now + 301) == .tooOld(created: Self.now, now: Self.now + 301, maxAge: 300))
+        #expect(try Self.error(request, at: Self.now - 301) == .createdInFuture(created: Self.now, now: Self.now - 301, skew: 300))
+    }
+
+    @Test("a missing or malformed timestamp, or a missing or malformed signature, is refused")
+    func malformed() throws {
+        let request = try Self.signed()
+        var noStamp = request
+        noStamp.headerFields[Self.timestampField] = nil
+        #expect(try Self.error(noStamp) == .missingParameter("X-Timestamp"))
+        for bad in ["soon", "1700000000.5", "0x6553F100", "1234567890123", "", "0\(Self.now)", "+\(Self.now)"] {
+            var stamp = request
+            stamp.headerFields[Self.timestampField] = bad
+            #expect(try Self.error(stamp).malformedFieldName == "X-Timestamp", "timestamp \"\(bad)\"")
+        }
+        var noSignature = request
+        noSignature.headerFields[.signature] = nil
+        #expect(try Self.error(noSignature).errorCase == .missingSignature)
+        let shortMAC = Base64.encode([UInt8](repeating: 7, count: 32))
+        for bad in ["not base64!", shortMAC, String(Self.expectedMAC.dropLast(2)), "", "sig1=:\(Self.expectedMAC):"] {
+            var signature = request
+            signature.headerFields[.signature] = bad
+            #expect(try Self.error(signature).malformedFieldName == "Signature", "signature \"\(bad)\"")
+        }
+        // An empty secret is the caller's mistake, reported as such.
+        let empty = try #require(throws: HTTPSignatureError.self) {
+            try Self.profile(secret: SecretBytes([UInt8]())).verify(request, url: Self.url, body: Self.body)
+        }
+        #expect(empty.errorCase == .invalidArgument)
+    }
+}
