@@ -79,7 +79,7 @@ public struct HTTPMessageVerifier: Sendable {
     ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
         let signatures = try SignatureFields(message.fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures)
         let candidates = signatures.entries.filter { entry in
-            (label == nil || entry.label == label) && (keyID == nil || entry.input.parameters.keyID == keyID)
+            (label == nil || entry.label == label) && (keyID == nil || entry.keyID == keyID)
         }
         guard !candidates.isEmpty else {
             if let keyID { throw .missingSignature(detail: "no signature has keyid \"\(keyID)\"") }
@@ -99,14 +99,16 @@ public struct HTTPMessageVerifier: Sendable {
     private func check(
         _ entry: SignatureFields.Entry, message: SignedMessage, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?
     ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
-        let parameters = entry.input.parameters
+        let input = try entry.input
+        let signature = try entry.signature
+        let parameters = input.parameters
         let now = Int64(clock().timeIntervalSince1970.rounded(.down))
         let replayProtected = policy.requireNonce ?? (nonceCache != nil)
         if policy.requireKeyID, parameters.keyID == nil { throw .missingParameter("keyid") }
         if policy.requireCreated, parameters.created == nil { throw .missingParameter("created") }
         if replayProtected, parameters.nonce == nil { throw .missingParameter("nonce") }
         if let tag = policy.requiredTag, parameters.tag != tag { throw .missingParameter("tag=\"\(tag)\"") }
-        let covered = Set(entry.input.components)
+        let covered = Set(input.components)
         for component in policy.requiredComponents where !covered.contains(component) {
             // A response cannot cover request-only components itself; only requests are held to them.
             if message.response != nil, !component.fromRequest, component.isDerived, component != .status { continue }
@@ -130,8 +132,8 @@ public struct HTTPMessageVerifier: Sendable {
             let algorithm = try HTTPSignatureAlgorithms.parse(declared)
             guard algorithm == key.algorithm else { throw .algorithmMismatch(declared: declared, key: key.algorithm.rawValue) }
         }
-        let base = try entry.input.signatureBase(for: message)
-        try key.verify(entry.signature, base: Array(base.utf8), label: entry.label)
+        let base = try input.signatureBase(for: message)
+        try key.verify(signature, base: Array(base.utf8), label: entry.label)
 
         if let contentDigestField {
             try ContentDigest.verify(stated: try ContentDigest.parse(contentDigestField), computed: bodyDigests ?? Self.emptyBodyDigests)
@@ -143,7 +145,7 @@ public struct HTTPMessageVerifier: Sendable {
             let until = Date(timeIntervalSince1970: TimeInterval(max(lifetime, now) + 1))
             guard try await cache.insert(nonce: nonce, keyID: keyID, until: until) else { throw .replayedNonce }
         }
-        return VerifiedHTTPSignature(label: entry.label, keyID: keyID, algorithm: key.algorithm, input: entry.input)
+        return VerifiedHTTPSignature(label: entry.label, keyID: keyID, algorithm: key.algorithm, input: input)
     }
 
     /// The digests of an empty body, for a Content-Digest sent with none.

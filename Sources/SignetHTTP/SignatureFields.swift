@@ -16,10 +16,17 @@ extension HTTPField.Name {
 /// The labelled signatures a message carries: each `Signature-Input` member with its
 /// `Signature` member of the same label.
 struct SignatureFields {
+    /// One labelled signature. Its member values are checked one by one, so that another
+    /// party's signature that Signet cannot read does not stop Signet from checking its own.
     struct Entry {
         let label: String
-        let input: SignatureInput
-        let signature: [UInt8]
+        let parsedInput: Result<SignatureInput, HTTPSignatureError>
+        let parsedSignature: Result<[UInt8], HTTPSignatureError>
+
+        var input: SignatureInput { get throws(HTTPSignatureError) { try parsedInput.get() } }
+        var signature: [UInt8] { get throws(HTTPSignatureError) { try parsedSignature.get() } }
+        /// The key id, when the input parses.
+        var keyID: String? { try? parsedInput.get().parameters.keyID }
     }
 
     let entries: [Entry]
@@ -37,10 +44,16 @@ struct SignatureFields {
             guard let signatureMember = signatures[label] else {
                 throw .malformedField(field: "Signature", detail: "no signature labelled \(label)")
             }
-            guard case .item(let item) = signatureMember, case .undecodedByteSequence(let text) = item.rfc9651BareItem,
+            let signature: Result<[UInt8], HTTPSignatureError>
+            if case .item(let item) = signatureMember, case .undecodedByteSequence(let text) = item.rfc9651BareItem,
                 let bytes = Base64.decode(text), !bytes.isEmpty
-            else { throw .malformedField(field: "Signature", detail: "\(label) must be a byte sequence (:base64:)") }
-            entries.append(Entry(label: label, input: try SignatureInput(member: member, label: label), signature: bytes))
+            {
+                signature = .success(bytes)
+            } else {
+                signature = .failure(.malformedField(field: "Signature", detail: "\(label) must be a byte sequence (:base64:)"))
+            }
+            let input = Result<SignatureInput, HTTPSignatureError> { () throws(HTTPSignatureError) in try SignatureInput(member: member, label: label) }
+            entries.append(Entry(label: label, parsedInput: input, parsedSignature: signature))
         }
         for (label, _) in signatures where inputs[label] == nil {
             throw .malformedField(field: "Signature-Input", detail: "no input labelled \(label)")

@@ -48,12 +48,12 @@ struct RFC9421VectorTests {
         #expect(Array(base.utf8) == Array(example.signatureBase.utf8))
         #expect(try entry.input.serializedParameters() == example.signatureInput)
         let identifiers = example.coveredComponents.map { $0.hasPrefix("\"") ? $0 : "\"\($0)\"" }
-        #expect(entry.input.components.map(\.description) == identifiers)
+        #expect(try entry.input.components.map(\.description) == identifiers)
         let signature = try example.signatureBytes
         let created = try example.created
-        #expect(entry.signature == signature)
-        #expect(entry.input.parameters.keyID == example.keyid)
-        #expect(entry.input.parameters.created == created)
+        #expect(try entry.signature == signature)
+        #expect(try entry.input.parameters.keyID == example.keyid)
+        #expect(try entry.input.parameters.created == created)
     }
 
     @Test("HTTPMessageVerifier accepts the RFC's signature at its created time", arguments: try RFC9421File.load().examples)
@@ -312,13 +312,13 @@ struct RFC9421VectorTests {
         let entry = try #require(try SignatureFields(fields, maximumFieldBytes: 8192, maximumSignatures: 8).entries.first)
         #expect(try entry.input.serializedParameters() == received)
         #expect(
-            entry.input.parameters
+            try entry.input.parameters
                 == SignatureParameters(created: 1_618_884_475, expires: 1_618_884_775, algorithm: "rsa-pss-sha512", keyID: "test-key-rsa-pss"))
         let rebuilt = try SignatureInput(components: entry.input.components, parameters: entry.input.parameters)
         #expect(
             try rebuilt.serializedParameters()
                 == components + ";created=1618884475;expires=1618884775;alg=\"rsa-pss-sha512\";keyid=\"test-key-rsa-pss\"")
-        #expect(rebuilt == entry.input)
+        #expect(try rebuilt == entry.input)
     }
 
     @Test("@authority is lower-cased and loses only its own scheme's default port")

@@ -268,4 +268,24 @@ struct SignVerifyTests {
         try await good.sign(&copy)
         #expect(copy.headerFields[.signatureInput]?.hasPrefix("proxy_sig-2.a=(") == true)
     }
+
+    @Test("another party's signature that Signet cannot read does not stop its own from verifying")
+    func unreadableNeighbour() async throws {
+        let fixture = try SigningFixture.make(.ed25519)
+        var request = HTTPTestSupport.sampleRequest()
+        // A proxy's signature over a trailer (tr is not supported) and with a bad signature value.
+        request.headerFields.append(HTTPField(name: .signatureInput, value: #"proxy=("x-trailer";tr);created=1700000000;keyid="proxy""#))
+        request.headerFields.append(HTTPField(name: .signature, value: "proxy=not-a-byte-sequence"))
+        var signer = Self.signer(fixture)
+        signer.label = "sig2"
+        try await signer.sign(&request)
+        let verifier = Self.verifier(["client-1": fixture.verificationKey])
+        #expect(try await verifier.verify(request, body: nil).label == "sig2")
+        #expect(try await verifier.verify(request, body: nil, keyID: "client-1").label == "sig2")
+        let proxyOnly = try await HTTPTestSupport.thrown { try await verifier.verify(request, body: nil, label: "proxy") }
+        guard case .malformedField = proxyOnly else {
+            Issue.record("the unreadable signature itself must still be refused as malformed: \(proxyOnly)")
+            return
+        }
+    }
 }
