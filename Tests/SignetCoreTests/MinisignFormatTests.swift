@@ -60,6 +60,11 @@ struct MinisignFormatTests {
     func keyIDDescription() throws {
         let id = try #require(MinisignKeyID(bytes: [0x9e, 0xf0, 0x58, 0x4e, 0x3c, 0x98, 0x2f, 0x3c]))
         #expect(id.description == "3C2F983C4E58F09E")
+        // minisign prints with %PRIX64: no leading zeros (a 0F… id has 15 digits).
+        let leadingZero = try #require(MinisignKeyID(bytes: [0x83, 0xe1, 0xae, 0xda, 0x06, 0x0b, 0x31, 0x0f]))
+        #expect(leadingZero.description == "F310B06DAAEE183")
+        #expect(MinisignKeyID(bytes: [0, 0, 0, 0, 0, 0, 0, 0])?.description == "0")
+        #expect(MinisignKeyID(bytes: [1, 0, 0, 0, 0, 0, 0, 0])?.description == "1")
         #expect(MinisignKeyID(bytes: [1, 2, 3]) == nil)
     }
 

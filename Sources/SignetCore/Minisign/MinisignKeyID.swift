@@ -3,7 +3,7 @@
 /// cryptography runs.
 ///
 /// minisign prints it as the bytes read as a little-endian 64-bit number, in upper-case hex
-/// (`minisign public key 3C2F983C4E58F09E`); ``description`` does the same.
+/// without leading zeros (`minisign public key 3C2F983C4E58F09E`); ``description`` does the same.
 public struct MinisignKeyID: Sendable, Hashable, CustomStringConvertible {
     /// The 8 bytes, in file order.
     public let bytes: [UInt8]
@@ -27,8 +27,10 @@ public struct MinisignKeyID: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    /// The id as minisign prints it: 16 upper-case hex digits of the little-endian value.
+    /// The id as minisign prints it (`%" PRIX64`): the little-endian value in upper-case hex
+    /// without leading zeros, so `0F31…` is written `F31…` — as in minisign's own key files.
     public var description: String {
-        Hex.encode(bytes.reversed()).uppercased()
+        let digits = Hex.encode(bytes.reversed()).uppercased().drop { $0 == "0" }
+        return digits.isEmpty ? "0" : String(digits)
     }
 }
