@@ -72,15 +72,20 @@ struct SignatureFields {
         var result: OrderedMap<String, ItemOrInnerList> = [:]
         for value in values {
             let parsed: OrderedMap<String, ItemOrInnerList>
-            do {
-                var parser = StructuredFieldValueParser(Array(value.utf8))
-                parsed = try parser.parseDictionaryFieldValue()
-            } catch {
-                throw .malformedField(field: name.rawName, detail: "not a structured dictionary")
-            }
-            // The parser keeps the last of two equal keys; count the members to notice.
-            guard parsed.count == Self.topLevelMembers(value) else {
-                throw .malformedField(field: name.rawName, detail: "a label appears twice")
+            if let fast = FastDictionaryParser.parse(value) {
+                guard !fast.duplicateKey else { throw .malformedField(field: name.rawName, detail: "a label appears twice") }
+                parsed = fast.members
+            } else {
+                do {
+                    var parser = StructuredFieldValueParser(Array(value.utf8))
+                    parsed = try parser.parseDictionaryFieldValue()
+                } catch {
+                    throw .malformedField(field: name.rawName, detail: "not a structured dictionary")
+                }
+                // The parser keeps the last of two equal keys; count the members to notice.
+                guard parsed.count == Self.topLevelMembers(value) else {
+                    throw .malformedField(field: name.rawName, detail: "a label appears twice")
+                }
             }
             for (label, member) in parsed {
                 guard labels.insert(label).inserted else {
