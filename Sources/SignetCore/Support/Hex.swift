@@ -15,6 +15,18 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Encodes an array as lower-case hex (the generic version runs unspecialised from other
+    /// modules; manifests of 10,000 files call this 10,000 times).
+    public static func encode(_ bytes: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = digits[Int(byte >> 4)]
+                buffer[2 * index + 1] = digits[Int(byte & 0x0f)]
+            }
+            return bytes.count * 2
+        }
+    }
+
     /// Decodes hex (either case). Returns nil for odd lengths or non-hex characters.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
         let utf8 = Array(text.utf8)
