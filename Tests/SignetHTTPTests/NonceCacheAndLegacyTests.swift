@@ -17,7 +17,7 @@ struct NonceCacheTests {
         #expect(try await cache.insert(nonce: "n2", keyID: "k1", until: until))
         // Key id and nonce are kept apart: ("k", "1n2") is not ("k1", "n2").
         #expect(try await cache.insert(nonce: "1n2", keyID: "k", until: until))
-        #expect(await cache.count == 4)
+        #expect(cache.count == 4)
         #expect(cache.capacity == 10)
         #expect(InMemoryNonceCache(capacity: 0).capacity == 1)
     }
@@ -32,10 +32,10 @@ struct NonceCacheTests {
         #expect(try await cache.insert(nonce: "a", keyID: "k", until: clock.now.addingTimeInterval(10)) == false)
         clock.advance(by: 1)  // now equals a's expiry: it has expired
         #expect(try await cache.insert(nonce: "a", keyID: "k", until: clock.now.addingTimeInterval(10)))
-        #expect(await cache.count == 2)
+        #expect(cache.count == 2)
         clock.advance(by: 200)
         #expect(try await cache.insert(nonce: "c", keyID: "k", until: clock.now.addingTimeInterval(10)))
-        #expect(await cache.count == 1)
+        #expect(cache.count == 1)
         #expect(try await cache.insert(nonce: "b", keyID: "k", until: clock.now.addingTimeInterval(10)))
     }
 
@@ -49,12 +49,12 @@ struct NonceCacheTests {
         }
         await #expect(throws: HTTPSignatureError.replayCacheFull) { try await cache.insert(nonce: "n4", keyID: "k", until: until) }
         #expect(try await cache.insert(nonce: "n0", keyID: "k", until: until) == false)
-        #expect(await cache.count == 4)
+        #expect(cache.count == 4)
         clock.advance(by: 99)
         await #expect(throws: HTTPSignatureError.replayCacheFull) { try await cache.insert(nonce: "n4", keyID: "k", until: until) }
         clock.advance(by: 1)
         #expect(try await cache.insert(nonce: "n4", keyID: "k", until: clock.now.addingTimeInterval(100)))
-        #expect(await cache.count == 1)
+        #expect(cache.count == 1)
     }
 
     @Test("a flood of ten times the capacity, with time moving on, keeps the count within the capacity")
@@ -64,7 +64,7 @@ struct NonceCacheTests {
         let cache = InMemoryNonceCache(capacity: 16, clock: clock.function)
         for index in 0..<160 {
             #expect(try await cache.insert(nonce: "n\(index)", keyID: "k", until: clock.now.addingTimeInterval(8)), "insert \(index)")
-            let count = await cache.count
+            let count = cache.count
             #expect(count <= 8, "after insert \(index) the cache holds \(count)")
             clock.advance(by: 1)
         }
@@ -77,13 +77,13 @@ struct NonceCacheTests {
             } else {
                 await #expect(throws: HTTPSignatureError.replayCacheFull) { try await full.insert(nonce: "m\(index)", keyID: "k", until: until) }
             }
-            #expect(await full.count <= 16)
+            #expect(full.count <= 16)
             clock.advance(by: 1)
         }
-        #expect(await full.count == 16)
+        #expect(full.count == 16)
         clock.advance(by: 1000)
         #expect(try await full.insert(nonce: "m0", keyID: "k", until: clock.now.addingTimeInterval(1000)))
-        #expect(await full.count == 1)
+        #expect(full.count == 1)
     }
 
     @Test("of many concurrent inserts of one nonce exactly one succeeds")
@@ -100,7 +100,7 @@ struct NonceCacheTests {
         }
         #expect(results.count == 50)
         #expect(results.filter({ $0 }).count == 1)
-        #expect(await cache.count == 1)
+        #expect(cache.count == 1)
     }
 }
 
