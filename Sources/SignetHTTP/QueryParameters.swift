@@ -1,3 +1,5 @@
+import SignetCore
+
 /// `application/x-www-form-urlencoded` query parsing and the re-encoding of RFC 9421 §2.2.8.
 enum QueryParameters {
     /// The decoded (name, value) pairs of a query string (without its `?`).
@@ -19,7 +21,7 @@ enum QueryParameters {
             let byte = utf8[index]
             if byte == UInt8(ascii: "+") {
                 bytes.append(0x20)
-            } else if byte == UInt8(ascii: "%"), index + 2 < utf8.count, let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+            } else if byte == UInt8(ascii: "%"), index + 2 < utf8.count, let high = Hex.digitValue(utf8[index + 1]), let low = Hex.digitValue(utf8[index + 2]) {
                 bytes.append(high << 4 | low)
                 index += 2
             } else {
@@ -45,14 +47,5 @@ enum QueryParameters {
             }
         }
         return out
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

@@ -91,7 +91,7 @@ public struct VaultKeyReference: Sendable, Equatable, CustomStringConvertible {
             if byte == UInt8(ascii: "%") {
                 let first = utf8.index(after: index)
                 guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
-                    let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)])
+                    let high = Hex.digitValue(utf8[first]), let low = Hex.digitValue(utf8[utf8.index(after: first)])
                 else { return nil }
                 bytes.append(high << 4 | low)
                 index = utf8.index(first, offsetBy: 2)
@@ -101,15 +101,6 @@ public struct VaultKeyReference: Sendable, Equatable, CustomStringConvertible {
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
 

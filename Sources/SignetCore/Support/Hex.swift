@@ -35,14 +35,15 @@ public enum Hex {
         out.reserveCapacity(utf8.count / 2)
         var index = 0
         while index < utf8.count {
-            guard let high = value(utf8[index]), let low = value(utf8[index + 1]) else { return nil }
+            guard let high = digitValue(utf8[index]), let low = digitValue(utf8[index + 1]) else { return nil }
             out.append(high << 4 | low)
             index += 2
         }
         return out
     }
 
-    private static func value(_ char: UInt8) -> UInt8? {
+    /// The value of one hex digit (either case), or nil.
+    public static func digitValue(_ char: UInt8) -> UInt8? {
         switch char {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return char - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return char - UInt8(ascii: "a") + 10
