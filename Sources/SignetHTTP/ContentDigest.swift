@@ -15,6 +15,8 @@ public enum ContentDigest {
     public struct Hasher: Sendable {
         private var sha256: SHA256?
         private var sha512: SHA512?
+        /// How many body bytes were fed.
+        public private(set) var byteCount = 0
 
         /// Starts a digest with the given algorithms (both by default).
         public init(algorithms: Set<Algorithm> = [.sha256, .sha512]) {
@@ -24,6 +26,7 @@ public enum ContentDigest {
 
         /// Feeds more of the body.
         public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            byteCount += bytes.count
             sha256?.update(bufferPointer: bytes)
             sha512?.update(bufferPointer: bytes)
         }
@@ -44,6 +47,14 @@ public enum ContentDigest {
         }
     }
 
+    /// Both digests of a body, as the verifier takes them; nil for an empty body (a message
+    /// without content).
+    public static func digests(of body: some Sequence<UInt8>) -> [Algorithm: [UInt8]]? {
+        var hasher = Hasher()
+        hasher.update(body)
+        return hasher.byteCount == 0 ? nil : hasher.finalize()
+    }
+
     /// The `Content-Digest` field value for `body` with one algorithm (SHA-512 by default),
     /// e.g. `sha-512=:WZDPaVn…:`.
     public static func fieldValue(for body: some Sequence<UInt8>, algorithm: Algorithm = .sha512) -> String {
@@ -55,7 +66,7 @@ public enum ContentDigest {
     /// The field value for digests already computed, in a fixed order (sha-256 first).
     public static func fieldValue(_ digests: [Algorithm: [UInt8]]) -> String {
         Algorithm.allCases.compactMap { algorithm in
-            digests[algorithm].map { "\(algorithm.rawValue)=:\(Data($0).base64EncodedString()):" }
+            digests[algorithm].map { "\(algorithm.rawValue)=:\(Base64.encode($0)):" }
         }.joined(separator: ", ")
     }
 

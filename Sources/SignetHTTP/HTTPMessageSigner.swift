@@ -40,10 +40,7 @@ public struct HTTPMessageSigner: Sendable {
     /// signature covers. Returns the signature input used.
     @discardableResult
     public func sign(_ request: inout HTTPRequest, body: [UInt8]? = nil) async throws -> SignatureInput {
-        let hasBody = !(body ?? []).isEmpty
-        if hasBody, let body, request.headerFields[.contentDigest] == nil {
-            request.headerFields[.contentDigest] = ContentDigest.fieldValue(for: body)
-        }
+        let hasBody = Self.addContentDigest(to: &request.headerFields, body: body)
         let defaults: [SignatureComponent] = [.method, .targetURI] + (hasBody ? [.contentDigest] : [])
         let (input, fields) = try await signatureFields(for: .request(request), defaults: defaults, existing: request.headerFields)
         request.headerFields.append(contentsOf: fields)
@@ -53,10 +50,7 @@ public struct HTTPMessageSigner: Sendable {
     /// Signs a response (components marked `req` come from `request`).
     @discardableResult
     public func sign(_ response: inout HTTPResponse, body: [UInt8]? = nil, answering request: HTTPRequest? = nil) async throws -> SignatureInput {
-        let hasBody = !(body ?? []).isEmpty
-        if hasBody, let body, response.headerFields[.contentDigest] == nil {
-            response.headerFields[.contentDigest] = ContentDigest.fieldValue(for: body)
-        }
+        let hasBody = Self.addContentDigest(to: &response.headerFields, body: body)
         let defaults: [SignatureComponent] = [.status] + (hasBody ? [.contentDigest] : [])
         let (input, fields) = try await signatureFields(
             for: .response(response, answering: request), defaults: defaults, existing: response.headerFields)
@@ -80,14 +74,22 @@ public struct HTTPMessageSigner: Sendable {
         let created = Int64(clock().timeIntervalSince1970.rounded(.down))
         let parameters = SignatureParameters(
             created: created, expires: expiresAfter.map { created + $0 },
-            nonce: includeNonce ? Base64URL.encode(RandomBytes.make(16)) : nil,
+            nonce: includeNonce ? Base64.encodeURL(RandomBytes.make(16)) : nil,
             algorithm: includeAlgorithm ? key.algorithm.rawValue : nil, keyID: keyID, tag: tag)
         let input = try SignatureInput(components: components ?? defaults, parameters: parameters)
         let base = try input.signatureBase(for: message)
         let signature = try await key.sign(Array(base.utf8))
         let inputValue = label + "=" + (try input.serializedParameters())
-        let signatureValue = label + "=:" + Data(signature).base64EncodedString() + ":"
+        let signatureValue = label + "=:" + Base64.encode(signature) + ":"
         return (input, [HTTPField(name: .signatureInput, value: inputValue), HTTPField(name: .signature, value: signatureValue)])
+    }
+
+    /// Adds a SHA-512 `Content-Digest` for a non-empty body unless the fields have one;
+    /// returns whether there is a body.
+    private static func addContentDigest(to fields: inout HTTPFields, body: [UInt8]?) -> Bool {
+        guard let body, !body.isEmpty else { return false }
+        if fields[.contentDigest] == nil { fields[.contentDigest] = ContentDigest.fieldValue(for: body) }
+        return true
     }
 
     static func isValidLabel(_ label: String) -> Bool {
@@ -96,13 +98,5 @@ public struct HTTPMessageSigner: Sendable {
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || Array("_-.*".utf8).contains(byte)
         }
-    }
-}
-
-/// Base64url without padding, for nonces that read well in headers and logs.
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

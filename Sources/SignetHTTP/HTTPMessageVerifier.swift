@@ -60,13 +60,7 @@ public struct HTTPMessageVerifier: Sendable {
 
     /// Verifies a request and its body (nil or empty when it has none).
     public func verify(_ request: HTTPRequest, body: [UInt8]?, label: String? = nil, keyID: String? = nil) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
-        var digests: [ContentDigest.Algorithm: [UInt8]]?
-        if let body, !body.isEmpty {
-            var hasher = ContentDigest.Hasher()
-            hasher.update(body)
-            digests = hasher.finalize()
-        }
-        return try await verify(.request(request), bodyDigests: digests, label: label, keyID: keyID)
+        try await verify(.request(request), bodyDigests: body.flatMap { ContentDigest.digests(of: $0) }, label: label, keyID: keyID)
     }
 
     /// Verifies a message whose body was hashed while it streamed (``ContentDigest/Hasher``

@@ -35,7 +35,7 @@ public struct LegacyHMACProfile: Sendable {
     public func mac(method: String, url: String, body: [UInt8], timestamp: Int64) throws -> String {
         var authenticator = try MessageAuthenticator(algorithm: .hmacSHA512, key: secret)
         authenticator.update(Self.stringToSign(method: method, url: url, body: body, timestamp: timestamp))
-        return Data(authenticator.finalize()).base64EncodedString()
+        return Base64.encode(authenticator.finalize())
     }
 
     /// Adds the timestamp and signature fields to `request` (sent to `url`, the full URL).

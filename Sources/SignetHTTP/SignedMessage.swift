@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import RawStructuredFieldValues
+import SignetCore
 
 /// The kind of a structured field (RFC 9651), needed to re-serialise it for `sf` and `key`.
 public enum StructuredFieldKind: Sendable {
@@ -100,7 +101,7 @@ public struct SignedMessage: Sendable {
         let values = fields[values: name]
         guard !values.isEmpty else { throw .missingComponent(component.name) }
         if component.byteSequence {
-            return values.map { ":" + Data($0.utf8).base64EncodedString() + ":" }.joined(separator: ", ")
+            return values.map { ":" + Base64.encode($0.utf8) + ":" }.joined(separator: ", ")
         }
         let combined = values.joined(separator: ", ")
         guard component.structured || component.key != nil else { return combined }

@@ -87,12 +87,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
             return nil
         }
         let body = try await request.body.collect(upTo: maximumBodySize)
-        var digests: [ContentDigest.Algorithm: [UInt8]]?
-        if body.readableBytes > 0 {
-            var hasher = ContentDigest.Hasher()
-            body.withUnsafeReadableBytes { hasher.update($0) }
-            digests = hasher.finalize()
-        }
+        let digests = ContentDigest.digests(of: body.readableBytesView)
         let verified: VerifiedHTTPSignature
         do {
             verified = try await verifier.verify(.request(head), bodyDigests: digests)

@@ -138,16 +138,7 @@ public struct BLAKE2b: Sendable {
         input: FileInput, digestLength: Int = maximumDigestLength, progress: FileDigester.Progress? = nil
     ) throws(SignetCoreError) -> [UInt8] {
         var hasher = try BLAKE2b(digestLength: digestLength)
-        do {
-            try input.forEachChunk { chunk in
-                hasher.update(bufferPointer: chunk)
-                progress?(chunk.count)
-            }
-        } catch let error as SignetCoreError {
-            throw error
-        } catch {
-            throw SignetCoreError.io(path: input.displayName, detail: "\(error)")
-        }
+        try input.stream(progress: progress) { hasher.update(bufferPointer: $0) }
         return hasher.finalize()
     }
 

@@ -15,16 +15,7 @@ public enum FileDigester {
         input: FileInput, algorithm: DigestAlgorithm, progress: Progress? = nil
     ) throws(SignetCoreError) -> MessageDigest {
         var hasher = algorithm.makeHasher()
-        do {
-            try input.forEachChunk { chunk in
-                hasher.update(bufferPointer: chunk)
-                progress?(chunk.count)
-            }
-        } catch let error as SignetCoreError {
-            throw error
-        } catch {
-            throw SignetCoreError.io(path: input.displayName, detail: "\(error)")
-        }
+        try input.stream(progress: progress) { hasher.update(bufferPointer: $0) }
         return hasher.finalize()
     }
 

@@ -67,16 +67,7 @@ public struct MessageAuthenticator: Sendable {
     ) throws(SignetCoreError) -> [UInt8] {
         var mac = try MessageAuthenticator(algorithm: algorithm, key: key)
         let input = try FileInput(path: path)
-        do {
-            try input.forEachChunk { chunk in
-                mac.update(bufferPointer: chunk)
-                progress?(chunk.count)
-            }
-        } catch let error as SignetCoreError {
-            throw error
-        } catch {
-            throw SignetCoreError.io(path: path, detail: "\(error)")
-        }
+        try input.stream(progress: progress) { mac.update(bufferPointer: $0) }
         return mac.finalize()
     }
 

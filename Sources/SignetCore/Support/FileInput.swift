@@ -75,6 +75,19 @@ public final class FileInput {
         }
     }
 
+    /// Calls `body` with each chunk of the input and reports each chunk's size to
+    /// `progress`: the loop every streaming hash and MAC runs, with read errors naming the input.
+    public func stream(progress: ((Int) -> Void)? = nil, _ body: (UnsafeRawBufferPointer) -> Void) throws(SignetCoreError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileInput.chunkSize, alignment: 64)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try read(into: buffer)
+            if count == 0 { return }
+            body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            progress?(count)
+        }
+    }
+
     /// Reads the whole input, refusing anything over `limit` bytes.
     public func readAll(limit: Int) throws(SignetCoreError) -> [UInt8] {
         if let size, size > Int64(limit) { throw SignetCoreError.tooLarge(source: displayName, limit: limit) }

@@ -73,21 +73,11 @@ struct RequestOptions: ParsableArguments {
     /// The body's SHA-256 and SHA-512, streamed from the file (or taken from `bytes` when
     /// the body was already read); nil without a body or for an empty one.
     func bodyDigests(_ bytes: [UInt8]? = nil) throws -> [ContentDigest.Algorithm: [UInt8]]? {
-        if let bytes {
-            guard !bytes.isEmpty else { return nil }
-            var hasher = ContentDigest.Hasher()
-            hasher.update(bytes)
-            return hasher.finalize()
-        }
+        if let bytes { return ContentDigest.digests(of: bytes) }
         guard let body else { return nil }
-        let input = try FileInput(path: body)
         var hasher = ContentDigest.Hasher()
-        var length = 0
-        try input.forEachChunk { chunk in
-            hasher.update(chunk)
-            length += chunk.count
-        }
-        return length == 0 ? nil : hasher.finalize()
+        try FileInput(path: body).stream { hasher.update($0) }
+        return hasher.byteCount == 0 ? nil : hasher.finalize()
     }
 
     /// The algorithm asked for, if any.
