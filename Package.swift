@@ -122,7 +122,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SignetHTTPTests",
-            dependencies: ["SignetHTTP", "SignetCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["SignetHTTP", "SignetCore", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")],
             resources: [.copy("Vectors")]
         ),
         // A real Hummingbird server on loopback, spoken to with AsyncHTTPClient and the CLI.

@@ -7,21 +7,32 @@ import Darwin
 #endif
 
 /// Re-verifies an extracted folder at rest: the manifest kept in `DEST/.signet/` must still
-/// carry a threshold of valid signatures under the current trust root, and every file must be
-/// there, regular, with the listed size and SHA-256 (and matching `user.signet.sha256`
-/// attribute where there is one), with no file added.
+/// carry a threshold of valid signatures under the current trust root, have the expected name
+/// (when ``expectedName`` is set), not have expired at ``now``, and not be a rollback against a
+/// ``BundleState`` (when one is given) — a tree put back to an older signed release is refused
+/// like a bundle would be. Every listed path must follow the extraction rules
+/// (``BundlePath``: nothing is ever read outside the folder), and every file must be there,
+/// regular, inside real folders, with the listed size and SHA-256 (and matching
+/// `user.signet.sha256` attribute where there is one), with no file added.
 public struct BundleChecker: Sendable {
     public var trust: TrustRoot
     public var limits: BundleLimits
+    /// The moment expiry is judged at.
+    public var now: Date
+    /// The product the caller expects; a tree of any other name is refused.
+    public var expectedName: String?
 
-    public init(trust: TrustRoot, limits: BundleLimits = BundleLimits()) {
+    public init(trust: TrustRoot, limits: BundleLimits = BundleLimits(), now: Date = Date(), expectedName: String? = nil) {
         self.trust = trust
         self.limits = limits
+        self.now = now
+        self.expectedName = expectedName
     }
 
     /// Returns the manifest when nothing changed; throws ``BundleError/changedAtRest(folder:problems:)``
-    /// naming every file that did.
-    public func check(folder: String) async throws -> BundleManifest {
+    /// naming every file that did, or the refusal (expired, rollback against `state`, another
+    /// name, an unsafe path) of the manifest itself. `state` is only read.
+    public func check(folder: String, state: BundleState? = nil) async throws -> BundleManifest {
         let folder = folder.count > 1 && folder.hasSuffix("/") ? String(folder.dropLast()) : folder
         let manifestPath = folder + "/" + BundleLayout.manifestEntry
         guard BundleFiles.lstatMode(manifestPath) == S_IFREG else {
@@ -32,8 +43,14 @@ public struct BundleChecker: Sendable {
         let signatures = try SignatureList.parse(try BundleFiles.read(signaturesPath, limit: limits.maximumSignaturesSize), source: signaturesPath, limits: limits)
         _ = try BundleSignature.requireThreshold(signatures, over: manifestBytes, keys: trust.keys, threshold: trust.threshold, source: manifestPath)
         let manifest = try BundleManifest(bytes: manifestBytes, source: manifestPath, limits: limits)
+        try manifest.requireCurrent(expectedName: expectedName, now: now)
+        if let state {
+            try state.requireNoRollback(BundleRelease(name: manifest.name, version: manifest.version, manifestDigest: DigestAlgorithm.sha256.hash(manifestBytes).bytes))
+        }
+        for file in manifest.files { try BundlePath.validate(file.path, source: manifestPath, limits: limits) }
+        try BundlePath.checkCollisions(manifest.files.map(\.path), source: manifestPath)
 
-        let listed = Dictionary(uniqueKeysWithValues: manifest.files.map { ($0.path, $0) })
+        let listed = Dictionary(manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var problems: [String] = []
         var present: [String] = []
         walk(folder, prefix: "", into: &present, problems: &problems)
@@ -66,6 +83,16 @@ public struct BundleChecker: Sendable {
     private static func checkFile(_ file: BundleManifest.File, in folder: String) -> String? {
         let path = folder + "/" + file.path
         let name = BundleError.printable(file.path)
+        // Every folder on the way must be a real one: a planted link must not lead outside.
+        var prefix = folder
+        for component in file.path.split(separator: "/").dropLast() {
+            prefix += "/" + component
+            switch BundleFiles.lstatMode(prefix) {
+            case S_IFDIR?: continue
+            case nil: return "missing: \(name)"
+            default: return "no longer inside a real folder: \(name) (\(BundleError.printable(String(prefix.dropFirst(folder.count + 1)))) is not a folder)"
+            }
+        }
         var info = stat()
         guard lstat(path, &info) == 0 else { return "missing: \(name)" }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return "no longer a regular file: \(name)" }

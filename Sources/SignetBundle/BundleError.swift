@@ -4,7 +4,7 @@ import SignetCore
 ///
 /// Exit codes (DESIGN.md §4): a bundle that is well formed but does not verify — bad or too
 /// few signatures, a digest or size that differs from the signed manifest, an entry missing or
-/// unlisted, expiry, rollback — is a failed check (1); a file that is not a well-formed, safe
+/// unlisted, expiry, rollback, another name than expected — is a failed check (1); a file that is not a well-formed, safe
 /// bundle (zip structure, hostile entry names, symbolic links, size lies) is malformed input (3).
 public enum BundleError: Error, Sendable, Equatable {
     /// A file or folder could not be read or written; `detail` is the system's reason.
@@ -17,8 +17,14 @@ public enum BundleError: Error, Sendable, Equatable {
     case unsafeEntry(source: String, entry: String, detail: String)
     /// The bundle (or a trust root, or an extracted folder) did not verify.
     case verificationFailed(source: String, detail: String)
-    /// The bundle's version is not newer than the last one accepted under its name.
-    case rollback(name: String, version: Int, accepted: Int)
+    /// The bundle's version is older than one already accepted or installed; `floor` says where
+    /// that one is recorded.
+    case rollback(name: String, version: Int, accepted: Int, floor: String)
+    /// The bundle has the version already accepted or installed, but another manifest: a
+    /// version is never reused for other content.
+    case versionReused(name: String, version: Int, floor: String)
+    /// The bundle is for another product than the one expected (`reason`: by whom).
+    case wrongName(expected: String, found: String, reason: String)
     /// The manifest's expiry date has passed.
     case expired(name: String, expires: String, now: String)
     /// Files extracted from a bundle were changed, removed or added since.
@@ -36,8 +42,12 @@ extension BundleError: SignetError {
         case .malformed(let source, let detail): return "\(source): \(detail)"
         case .unsafeEntry(let source, let entry, let detail): return "\(source): entry \"\(Self.printable(entry))\": \(detail)"
         case .verificationFailed(let source, let detail): return "\(source): \(detail)"
-        case .rollback(let name, let version, let accepted):
-            return "rollback refused: \(name) version \(version) is not newer than version \(accepted), already accepted"
+        case .rollback(let name, let version, let accepted, let floor):
+            return "rollback refused: \(name) version \(version) is older than version \(accepted), \(floor)"
+        case .versionReused(let name, let version, let floor):
+            return "rollback refused: \(name) version \(version) has other content than the version \(version) \(floor) (a version is never reused)"
+        case .wrongName(let expected, let found, let reason):
+            return "wrong bundle: it is \"\(Self.printable(found))\", but \"\(Self.printable(expected))\" is \(reason)"
         case .expired(let name, let expires, let now):
             return "\(name) expired at \(expires) (it is now \(now)); ask the publisher for a fresh bundle"
         case .changedAtRest(let folder, let problems):
@@ -49,7 +59,7 @@ extension BundleError: SignetError {
 
     public var category: FailureCategory {
         switch self {
-        case .verificationFailed, .rollback, .expired, .changedAtRest: return .checkFailed
+        case .verificationFailed, .rollback, .versionReused, .wrongName, .expired, .changedAtRest: return .checkFailed
         case .malformed, .unsafeEntry: return .malformedInput
         case .invalidArgument, .outputExists: return .usage
         case .io: return .environment

@@ -20,6 +20,12 @@ public struct BundleExtractor: Sendable {
     /// Extracts the bundle at `path` into `destination`, which must not exist, be an empty
     /// folder, or hold an earlier extraction (it is then replaced). Records the version in
     /// `state` after the new tree is in place.
+    ///
+    /// An earlier extraction is a floor of its own, whatever `state` says (a fresh or another
+    /// state folder must not let DEST be downgraded): the bundle must have its name, and must
+    /// not be older, nor the same version with another manifest
+    /// (``BundleRelease/requireNoRollback(from:floor:)``). The same release again repairs a
+    /// damaged tree.
     public func extract(path: String, to destination: String, state: BundleState, progress: BundleVerifier.Progress? = nil) async throws -> VerifiedBundle {
         let destination = destination.count > 1 && destination.hasSuffix("/") ? String(destination.dropLast()) : destination
         let parent = AtomicFile.parentFolder(of: destination)
@@ -32,7 +38,11 @@ public struct BundleExtractor: Sendable {
 
         return try await state.locked {
             let opened = try verifier.open(path)
-            try state.requireNewer(opened.manifest)
+            let release = opened.verified.release
+            if replacing, let installed = try Self.installedRelease(destination, limits: verifier.limits) {
+                try release.requireNoRollback(from: installed, floor: "installed in \(destination)")
+            }
+            try state.requireNoRollback(release)
             var template = Array("\(parent)/.\(base).signet-XXXXXX".utf8CString)
             guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BundleFiles.error(parent) }
             let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -77,6 +87,16 @@ public struct BundleExtractor: Sendable {
         default:
             throw BundleError.invalidArgument(detail: "\(destination): exists and is not a folder")
         }
+    }
+
+    /// The release an earlier extraction in `destination` holds, from its `.signet/manifest.json`;
+    /// nil for a missing or empty folder.
+    static func installedRelease(_ destination: String, limits: BundleLimits) throws(BundleError) -> BundleRelease? {
+        let path = destination + "/" + BundleLayout.manifestEntry
+        guard BundleFiles.lstatMode(path) == S_IFREG else { return nil }
+        let bytes = try BundleFiles.read(path, limit: limits.maximumManifestSize)
+        let manifest = try BundleManifest(bytes: bytes, source: path, limits: limits)
+        return BundleRelease(name: manifest.name, version: manifest.version, manifestDigest: DigestAlgorithm.sha256.hash(bytes).bytes)
     }
 
     /// Renames the new tree into place; an old one is moved aside first and removed after.

@@ -77,12 +77,18 @@ public struct BundleManifest: Sendable, Equatable {
             try BundleDate.parse(text, source: source, field: "expires")
         }
         var files: [File] = []
+        // Equal as Swift strings (also canonically equivalent ones): a path listed twice would
+        // otherwise be checked twice and trap whoever indexes files by path.
+        var seen = Set<String>()
         for element in try reader.array("files", maximum: limits.maximumEntries) {
             let entry = try JSONObjectReader(element, source: source, context: "a file of the manifest", allowed: ["path", "size", "sha256"])
             let path = try entry.string("path")
             let digest = try entry.string("sha256")
             guard digest.utf8.count == 64, let sha256 = Hex.decode(digest), digest == digest.lowercased() else {
                 throw BundleError.malformed(source: source, detail: "\"\(BundleError.printable(path))\": sha256 must be 64 lowercase hex digits")
+            }
+            guard seen.insert(path).inserted else {
+                throw BundleError.malformed(source: source, detail: "the manifest lists \"\(BundleError.printable(path))\" twice")
             }
             files.append(File(path: path, size: try entry.integer("size", in: 0...limits.maximumTotalSize), sha256: sha256))
         }

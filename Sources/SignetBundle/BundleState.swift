@@ -18,15 +18,25 @@ public struct BundleState: Sendable {
 
     private func file(_ name: String) -> String { folder + "/" + name + ".json" }
 
-    /// The last version accepted under `name`, or nil.
-    public func acceptedVersion(of name: String) throws(BundleError) -> Int64? {
+    /// The last release accepted under `name`, or nil.
+    public func accepted(of name: String) throws(BundleError) -> BundleRelease? {
         let path = file(name)
         guard BundleFiles.lstatMode(path) != nil else { return nil }
         let reader = try JSONObjectReader(
             CanonicalJSON.parse(try BundleFiles.read(path, limit: 4096), source: path), source: path, context: "the state",
             allowed: ["name", "version", "manifest-sha256", "accepted"])
         guard try reader.string("name") == name else { throw BundleError.malformed(source: path, detail: "holds the state of another name") }
-        return try reader.integer("version", in: 1...Int64(1 << 53))
+        let version = try reader.integer("version", in: 1...Int64(1 << 53))
+        let hex = try reader.string("manifest-sha256")
+        guard hex.utf8.count == 64, hex == hex.lowercased(), let digest = Hex.decode(hex) else {
+            throw BundleError.malformed(source: path, detail: "manifest-sha256 must be 64 lowercase hex digits")
+        }
+        return BundleRelease(name: name, version: version, manifestDigest: digest)
+    }
+
+    /// The last version accepted under `name`, or nil.
+    public func acceptedVersion(of name: String) throws(BundleError) -> Int64? {
+        try accepted(of: name)?.version
     }
 
     /// Records that `manifest` was accepted.
@@ -42,10 +52,10 @@ public struct BundleState: Sendable {
         }
     }
 
-    /// Refuses `manifest` unless its version is newer than the one accepted.
-    func requireNewer(_ manifest: BundleManifest) throws(BundleError) {
-        if let accepted = try acceptedVersion(of: manifest.name), manifest.version <= accepted {
-            throw BundleError.rollback(name: manifest.name, version: Int(manifest.version), accepted: Int(accepted))
+    /// Refuses `release` when it would roll back what this state accepted (``BundleRelease/requireNoRollback(from:floor:)``).
+    func requireNoRollback(_ release: BundleRelease) throws(BundleError) {
+        if let accepted = try accepted(of: release.name) {
+            try release.requireNoRollback(from: accepted, floor: "already accepted (state folder \(folder))")
         }
     }
 

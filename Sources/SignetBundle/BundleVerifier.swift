@@ -1,6 +1,18 @@
 import Foundation
 import SignetCore
 
+extension BundleManifest {
+    /// Refuses a manifest of another name than `expectedName` (when given) or past its expiry at `now`.
+    func requireCurrent(expectedName: String?, now: Date) throws(BundleError) {
+        if let expectedName, name != expectedName {
+            throw BundleError.wrongName(expected: expectedName, found: name, reason: "the one expected")
+        }
+        if let expires, now > expires {
+            throw BundleError.expired(name: name, expires: BundleDate.format(expires), now: BundleDate.format(now))
+        }
+    }
+}
+
 /// A bundle that passed every check.
 public struct VerifiedBundle: Sendable {
     /// What the bundle says, now trusted.
@@ -9,12 +21,18 @@ public struct VerifiedBundle: Sendable {
     public let signedBy: [KeyFingerprint]
     /// SHA-256 of the manifest bytes: what extracted files are tied to.
     public let manifestDigest: [UInt8]
+
+    /// What rollback protection records of it.
+    public var release: BundleRelease {
+        BundleRelease(name: manifest.name, version: manifest.version, manifestDigest: manifestDigest)
+    }
 }
 
-/// Checks bundles against a pinned ``TrustRoot``: entries safe, a threshold of valid
-/// signatures from trusted keys with their pinned algorithms, not expired, newer than the last
-/// accepted version (when a ``BundleState`` is given), and every file present with the size
-/// and SHA-256 the manifest lists, with nothing unlisted.
+/// Checks bundles against a pinned ``TrustRoot``: a canonical zip with safe entries, a
+/// threshold of valid signatures from trusted keys with their pinned algorithms, the expected
+/// name (when ``expectedName`` is set), not expired, no rollback against a ``BundleState``
+/// (when one is given; ``BundleRelease/requireNoRollback(from:floor:)``), and every file present
+/// with the size and SHA-256 the manifest lists, with nothing unlisted.
 public struct BundleVerifier: Sendable {
     /// Called with the number of bytes just hashed.
     public typealias Progress = @Sendable (Int) -> Void
@@ -23,15 +41,20 @@ public struct BundleVerifier: Sendable {
     public var limits: BundleLimits
     /// The moment expiry is judged at (an audit may choose another).
     public var now: Date
+    /// The product the caller expects: a bundle of any other name is refused
+    /// (``BundleError/wrongName(expected:found:reason:)``), however well signed. Trust roots
+    /// often sign several products (and betas); without this, one can stand in for another.
+    public var expectedName: String?
 
-    public init(trust: TrustRoot, limits: BundleLimits = BundleLimits(), now: Date = Date()) {
+    public init(trust: TrustRoot, limits: BundleLimits = BundleLimits(), now: Date = Date(), expectedName: String? = nil) {
         self.trust = trust
         self.limits = limits
         self.now = now
+        self.expectedName = expectedName
     }
 
-    /// Verifies the bundle at `path`; with a `state`, refuses rollback and records the version
-    /// once everything passed.
+    /// Verifies the bundle at `path`; with a `state`, refuses rollback (an older version, or
+    /// the accepted version with other content) and records the release once everything passed.
     public func verify(path: String, state: BundleState? = nil, progress: Progress? = nil) async throws -> VerifiedBundle {
         guard let state else {
             let opened = try open(path)
@@ -40,7 +63,7 @@ public struct BundleVerifier: Sendable {
         }
         return try await state.locked {
             let opened = try open(path)
-            try state.requireNewer(opened.manifest)
+            try state.requireNoRollback(opened.verified.release)
             try await opened.hashAll(progress: progress)
             try state.record(opened.manifest, manifestDigest: opened.verified.manifestDigest, at: now)
             return opened.verified
@@ -72,9 +95,7 @@ public struct BundleVerifier: Sendable {
         // The signatures are checked before the manifest is even parsed.
         let signers = try BundleSignature.requireThreshold(signatures, over: manifestBytes, keys: trust.keys, threshold: trust.threshold, source: path)
         let manifest = try BundleManifest(bytes: manifestBytes, source: path + ": " + BundleLayout.manifestEntry, limits: limits)
-        if let expires = manifest.expires, now > expires {
-            throw BundleError.expired(name: manifest.name, expires: BundleDate.format(expires), now: BundleDate.format(now))
-        }
+        try manifest.requireCurrent(expectedName: expectedName, now: now)
         var files: [(BundleManifest.File, ZipEntry)] = []
         var missing: [String] = []
         for file in manifest.files {

@@ -101,6 +101,10 @@ public struct HTTPMessageVerifier: Sendable {
         if policy.requireKeyID, parameters.keyID == nil { throw .missingParameter("keyid") }
         if policy.requireCreated, parameters.created == nil { throw .missingParameter("created") }
         if replayProtected, parameters.nonce == nil { throw .missingParameter("nonce") }
+        // A nonce is remembered only until the signature carrying it could no longer be
+        // accepted; a signature with no time bound would outlive any memory of its nonce.
+        let acceptableUntil = Self.acceptableUntil(parameters, policy: policy)
+        if replayProtected, nonceCache != nil, acceptableUntil == nil { throw .missingParameter("created or expires") }
         if let tag = policy.requiredTag, parameters.tag != tag { throw .missingParameter("tag=\"\(tag)\"") }
         let covered = Set(input.components)
         for component in policy.requiredComponents where !covered.contains(component) {
@@ -134,12 +138,19 @@ public struct HTTPMessageVerifier: Sendable {
         } else if bodyDigests != nil, policy.requireContentDigestWithBody {
             throw .contentDigest(detail: "a body came without a Content-Digest field")
         }
-        if replayProtected, let cache = nonceCache, let nonce = parameters.nonce {
-            let lifetime = min(parameters.expires.map { $0 + policy.clockSkew } ?? Int64.max, (parameters.created ?? now) + policy.maximumAge)
-            let until = Date(timeIntervalSince1970: TimeInterval(max(lifetime, now) + 1))
+        if replayProtected, let cache = nonceCache, let nonce = parameters.nonce, let acceptableUntil {
+            let until = Date(timeIntervalSince1970: TimeInterval(max(acceptableUntil, now) + 1))
             guard try await cache.insert(nonce: nonce, keyID: keyID, until: until) else { throw .replayedNonce }
         }
         return VerifiedHTTPSignature(label: entry.label, keyID: keyID, algorithm: key.algorithm, input: input)
+    }
+
+    /// The last second at which a signature with these parameters is accepted under `policy`:
+    /// `created` + maximum age and `expires` + clock skew, whichever comes first; nil when the
+    /// signature has neither, and so never ages out.
+    static func acceptableUntil(_ parameters: SignatureParameters, policy: HTTPSignaturePolicy) -> Int64? {
+        let bounds = [parameters.created.map { $0 + policy.maximumAge }, parameters.expires.map { $0 + policy.clockSkew }].compactMap { $0 }
+        return bounds.min()
     }
 
     /// The digests of an empty body, for a Content-Digest sent with none.

@@ -6,6 +6,11 @@ public struct HTTPSignaturePolicy: Sendable {
     /// the body. Default: on.
     public var requireContentDigestWithBody = true
     /// The `created` parameter is required. Default: on.
+    ///
+    /// With a nonce cache, a signature must carry a time bound even when this is off:
+    /// `created` or `expires`. A nonce is remembered only until its signature could no
+    /// longer be accepted, and a signature with neither would never age out, so it could be
+    /// replayed once its nonce is forgotten.
     public var requireCreated = true
     /// The `keyid` parameter is required. Default: on (keys are found by it).
     public var requireKeyID = true

@@ -2,15 +2,39 @@ import Foundation
 import HTTPTypes
 import SignetCore
 
-/// The request-signing scheme mobile tutorials teach, kept byte-compatible but made safe:
-/// the string to sign is `METHOD&URL&BODY&TIMESTAMP`, HMAC-SHA512 under a shared secret,
-/// sent base64 in a `Signature` field with the timestamp in its own field.
+/// The request-signing scheme mobile tutorials teach, kept byte-compatible but made as safe as
+/// it can be: the string to sign is `METHOD&URL&BODY&TIMESTAMP`, HMAC-SHA512 under a shared
+/// secret, sent base64 in a `Signature` field with the timestamp in its own field.
 ///
 /// The tutorial's version leaves the timestamp outside the MAC (so it protects nothing) or
 /// out altogether; here it is inside, and ``verify(_:url:body:)`` checks it against a window
-/// and compares in constant time. Prefer RFC 9421 (``HTTPMessageSigner``) for new APIs: it
-/// needs no shared secret on the device and covers more of the request.
+/// and compares in constant time.
+///
+/// ## A weakness that cannot be fixed
+///
+/// `&` both separates the parts of the string to sign and the parameters of a query or a
+/// form body, and nothing marks where the URL ends and the body begins. So the tail of a
+/// query can move into a body (or back) without changing the MAC: a request signed for
+/// `POST https://api/x?a=1&b=2` with body `c=3` carries a MAC that also verifies for
+/// `POST https://api/x?a=1` with body `b=2&c=3`, because both strings to sign are
+/// `POST&https://api/x?a=1&b=2&c=3&<timestamp>`. A party in the middle (or a proxy that
+/// rewrites requests) can change what the server reads as query versus body. Fixing it would
+/// change the string to sign and break every tutorial client, so it is not fixed. The
+/// profile also has no nonce (a request can be replayed within the window) and needs the
+/// secret on every device.
+///
+/// It is therefore never on by default anywhere in Signet, and the only way to make one is
+/// ``init(secret:accepting:)``, which names the weakness. Prefer RFC 9421
+/// (``HTTPMessageSigner`` / ``HTTPMessageVerifier``) for anything new: per-device keys, a
+/// nonce against replay, and components that cannot trade bytes.
 public struct LegacyHMACProfile: Sendable {
+    /// The weaknesses a caller accepts by using the tutorial scheme.
+    public enum KnownWeaknesses: Sendable {
+        /// Bytes can move between the URL's query and the body without changing the MAC;
+        /// requests can be replayed within the window; the secret lives on every device.
+        case queryBodyAmbiguityAndReplay
+    }
+
     /// The shared secret.
     public let secret: SecretBytes
     /// The field carrying the timestamp (Unix seconds). Default `X-Timestamp`.
@@ -22,7 +46,10 @@ public struct LegacyHMACProfile: Sendable {
     /// The current time.
     public var clock: @Sendable () -> Date = Date.init
 
-    public init(secret: SecretBytes) {
+    /// A profile for the tutorial scheme under `secret`. `accepting` must name
+    /// ``KnownWeaknesses/queryBodyAmbiguityAndReplay``: the scheme cannot bind the query to
+    /// the URL nor stop a replay within the window (see the type's documentation).
+    public init(secret: SecretBytes, accepting weaknesses: KnownWeaknesses) {
         self.secret = secret
     }
 

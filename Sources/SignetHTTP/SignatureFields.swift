@@ -62,7 +62,9 @@ struct SignatureFields {
     }
 
     /// Parses a dictionary field. Several lines of one field are one value (RFC 9110 §5.3);
-    /// a label given twice is refused rather than letting the last one win silently.
+    /// a label given twice, in one line or across lines, is refused rather than letting the
+    /// last one win silently. ``StructuredDictionaryParser`` reports a repeated key from the
+    /// parse itself, so no quoting trick (a display string's `\`) can hide one.
     private static func dictionary(_ fields: HTTPFields, _ name: HTTPField.Name, limit: Int) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {
         let values = fields[values: name]
         guard !values.isEmpty else { return [:] }
@@ -71,23 +73,16 @@ struct SignatureFields {
         var labels = Set<String>()
         var result: OrderedMap<String, ItemOrInnerList> = [:]
         for value in values {
-            let parsed: OrderedMap<String, ItemOrInnerList>
-            if let fast = FastDictionaryParser.parse(value) {
-                guard !fast.duplicateKey else { throw .malformedField(field: name.rawName, detail: "a label appears twice") }
-                parsed = fast.members
-            } else {
-                do {
-                    var parser = StructuredFieldValueParser(Array(value.utf8))
-                    parsed = try parser.parseDictionaryFieldValue()
-                } catch {
-                    throw .malformedField(field: name.rawName, detail: "not a structured dictionary")
-                }
-                // The parser keeps the last of two equal keys; count the members to notice.
-                guard parsed.count == Self.topLevelMembers(value) else {
-                    throw .malformedField(field: name.rawName, detail: "a label appears twice")
-                }
+            let parsed: StructuredDictionaryParser.Parsed
+            do {
+                parsed = try StructuredDictionaryParser.parse(value)
+            } catch {
+                throw .malformedField(field: name.rawName, detail: "not a structured dictionary")
             }
-            for (label, member) in parsed {
+            if let repeated = parsed.repeatedKey {
+                throw .malformedField(field: name.rawName, detail: "the label \(repeated) appears twice")
+            }
+            for (label, member) in parsed.members {
                 guard labels.insert(label).inserted else {
                     throw .malformedField(field: name.rawName, detail: "the label \(label) appears twice")
                 }
@@ -101,27 +96,5 @@ struct SignatureFields {
     static func labels(in fields: HTTPFields) -> Set<String> {
         guard let inputs = try? dictionary(fields, .signatureInput, limit: Int.max) else { return [] }
         return Set(inputs.map(\.0))
-    }
-
-    /// The number of comma-separated members outside strings and inner lists.
-    private static func topLevelMembers(_ value: String) -> Int {
-        var count = 1
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for byte in value.utf8 {
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "("): depth += 1
-            case UInt8(ascii: ")"): depth -= 1
-            case UInt8(ascii: ","): if depth == 0 { count += 1 }
-            default: break
-            }
-        }
-        return count
     }
 }

@@ -18,9 +18,14 @@ import Testing
         #expect(verified.signedBy == [BundleTest.ed25519.publicKey.fingerprint])
         #expect(try state.acceptedVersion(of: "app") == 4)
 
-        let again = try await BundleTest.thrownAsync { try await BundleVerifier(trust: try root(BundleTest.ed25519)).verify(path: bundle, state: state) }
-        #expect(again == .rollback(name: "app", version: 4, accepted: 4))
+        // The same release again is accepted (re-verifying is not a rollback)...
+        _ = try await BundleVerifier(trust: try root(BundleTest.ed25519)).verify(path: bundle, state: state)
+        // ...an older one is not.
+        let older = try await BundleTest.makeBundle(in: scratch, version: 3, output: "older.bundle")
+        let again = try await BundleTest.thrownAsync { try await BundleVerifier(trust: try root(BundleTest.ed25519)).verify(path: older, state: state) }
+        #expect(again == .rollback(name: "app", version: 3, accepted: 4, floor: "already accepted (state folder \(state.folder))"))
         #expect(again.category == .checkFailed)
+        #expect(try state.acceptedVersion(of: "app") == 4)
         // Without a state there is no rollback check.
         _ = try await BundleVerifier(trust: try root(BundleTest.ed25519)).verify(path: bundle)
     }
@@ -100,11 +105,18 @@ import Testing
         }
         _ = try await BundleChecker(trust: trust).check(folder: scratch.file("dest"))
 
-        // Version 1 again: refused, and nothing beside or in DEST changes.
+        // Version 1 again, other content: refused, and nothing beside or in DEST changes.
+        try scratch.write("src/readme.txt", Array("also version one\n".utf8))
+        let reused = try await BundleCreator(name: "app", version: 1).create(
+            inputs: [scratch.file("src")], signers: [BundleTest.signer(BundleTest.ed25519)], output: scratch.file("1b.bundle"))
+        #expect(reused.version == 1)
         let before = try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted()
-        let rollback = try await BundleTest.thrownAsync { try await BundleExtractor(verifier: verifier).extract(path: first, to: scratch.file("dest"), state: state) }
-        #expect(rollback.category == .checkFailed)
+        let rollback = try await BundleTest.thrownAsync {
+            try await BundleExtractor(verifier: verifier).extract(path: scratch.file("1b.bundle"), to: scratch.file("dest"), state: state)
+        }
+        #expect(rollback == .versionReused(name: "app", version: 1, floor: "installed in \(scratch.file("dest"))"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() == before)
+        #expect(try scratch.read("dest/readme.txt") == Array("hello\n".utf8))
 
         // Version 2 with changed content replaces the tree.
         try scratch.write("src/readme.txt", Array("version two\n".utf8))

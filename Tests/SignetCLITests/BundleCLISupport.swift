@@ -54,13 +54,13 @@ extension Sandbox {
     }
 
     /// `signet bundle extract` (not required to succeed).
-    func bundleExtract(_ bundle: String, to destination: String, trust: String = "trust.json", state: String = "state") throws -> RunResult {
-        try signet(arguments: ["bundle", "extract", "-q", "--trust", path(trust), "--state", path(state), path(bundle), path(destination)])
+    func bundleExtract(_ bundle: String, to destination: String, trust: String = "trust.json", state: String = "state", extra: [String] = []) throws -> RunResult {
+        try signet(arguments: ["bundle", "extract", "-q", "--trust", path(trust), "--state", path(state)] + extra + [path(bundle), path(destination)])
     }
 
     /// `signet bundle check` (not required to succeed).
-    func bundleCheck(_ destination: String, trust: String = "trust.json") throws -> RunResult {
-        try signet(arguments: ["bundle", "check", "-q", "--trust", path(trust), path(destination)])
+    func bundleCheck(_ destination: String, trust: String = "trust.json", extra: [String] = []) throws -> RunResult {
+        try signet(arguments: ["bundle", "check", "-q", "--trust", path(trust)] + extra + [path(destination)])
     }
 
     /// Runs a python3 program (its text, then arguments) in the sandbox; requires success.

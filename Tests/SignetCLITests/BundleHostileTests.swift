@@ -108,6 +108,30 @@ struct BundleHostileTests {
         for cut in [1, 21, 22, 30, 100, len(original) // 2, directory_offset, len(original) - 23, len(original) - 22, len(original) - 1]:
             raw("truncated-%d" % cut, original[:cut])
         raw("spliced", original[:200] + original[directory_offset:])
+        def shifted(at, blob):
+            # Inserts blob at `at` (at most the directory's offset) and moves every offset after
+            # it, so that an ordinary zip reader still reads the archive: bytes no signature covers.
+            data = bytearray(original[:at] + blob + original[at:])
+            end = data.rfind(b"PK\x05\x06")
+            size, offset = struct.unpack_from("<LL", data, end + 12)
+            struct.pack_into("<L", data, end + 16, offset + len(blob))
+            pos = offset + len(blob)
+            while pos < offset + len(blob) + size:
+                nlen, xlen, clen = struct.unpack_from("<3H", data, pos + 28)
+                local, = struct.unpack_from("<L", data, pos + 42)
+                if local >= at:
+                    struct.pack_into("<L", data, pos + 42, local + len(blob))
+                pos += 46 + nlen + xlen + clen
+            return bytes(data)
+        locals_sorted = sorted(local for _, local in entries.values())
+        raw("polyglot", shifted(0, b"#!/bin/sh\necho owned > /tmp/owned\nexit 0\n"))
+        raw("gap-between", shifted(locals_sorted[1], b"\0" * 64))
+        raw("gap-before-directory", shifted(directory_offset, b"hidden payload"))
+        import zlib
+        hidden = b"#!/bin/sh\necho owned\n"
+        header = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0x800, 0, 0, 0x21, zlib.crc32(hidden), len(hidden), len(hidden), 9, 0)
+        raw("hidden-entry", shifted(directory_offset, header + b"hidden.sh" + hidden))
+        raw("comment", original[:-2] + struct.pack("<H", 5) + b"hello")
         raw("garbage", random.Random(7).randbytes(4096))
         raw("empty", b"")
         raw("eocd-lies", random.Random(8).randbytes(512) + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 5, 5, 4000, 100, 0))
@@ -136,6 +160,8 @@ struct BundleHostileTests {
         try box.makeTree("v2", ["a.txt": "hello\n", "b.txt": "b2\n", "sub/c.txt": "c2\n"])
         try box.makeTree("v2b", ["a.txt": "hello\n", "b.txt": "another\n", "sub/c.txt": "c2\n"])
         try box.createBundle("good-v1.bundle", keys: ["k1", "k2"], version: 1, inputs: ["v1"])
+        try box.makeTree("v1b", ["a.txt": "first, again\n", "b.txt": "b1\n", "sub/c.txt": "c1\n"])
+        try box.createBundle("other-v1.bundle", keys: ["k1", "k2"], version: 1, inputs: ["v1b"])
         try box.createBundle("base.bundle", keys: ["k1", "k2"], version: 2, inputs: ["v2"])
         try box.createBundle("other.bundle", keys: ["k1", "k2"], version: 2, inputs: ["v2b"])
         try box.createBundle("unknown-key.bundle", keys: ["k3"], version: 2, inputs: ["v2"])
@@ -236,6 +262,12 @@ struct BundleHostileTests {
             Case(bundle: "corpus/prepended", status: 3, phrase: "the central directory is not where the end record says"),
             Case(bundle: "corpus/appended", status: 3, phrase: "no end-of-central-directory record"),
             Case(bundle: "corpus/long-name", status: 3, phrase: "name longer than 1024 bytes"),
+            // Canonical bundles: every byte accounted for, however a plain zip reader sees them.
+            Case(bundle: "corpus/polyglot", status: 3, phrase: "bytes at the start of the file belong to no listed entry"),
+            Case(bundle: "corpus/gap-between", status: 3, phrase: "64 bytes after entry \"a.txt\" belong to no listed entry"),
+            Case(bundle: "corpus/gap-before-directory", status: 3, phrase: "14 bytes before the central directory belong to no listed entry"),
+            Case(bundle: "corpus/hidden-entry", status: 3, phrase: "bytes before the central directory belong to no listed entry"),
+            Case(bundle: "corpus/comment", status: 3, phrase: "an archive comment of 5 bytes follows the end record"),
         ]
         cases += truncated.map { Case(bundle: "corpus/" + $0, status: 3, phrase: "not a valid bundle zip") }
         try Self.expectRefusals(cases, in: box, absolute: absolute)
@@ -256,7 +288,7 @@ struct BundleHostileTests {
             Case(bundle: "untrusted-second.bundle", status: 1, phrase: "2 valid signature(s) from trusted keys needed, found 1"),
             Case(bundle: "one-signature.bundle", status: 1, phrase: "2 valid signature(s) from trusted keys needed, found 1"),
             Case(bundle: "expired.bundle", status: 1, phrase: "expired at 2001-01-01T00:00:00Z"),
-            Case(bundle: "good-v1.bundle", status: 1, phrase: "rollback refused: app version 1 is not newer than version 1"),
+            Case(bundle: "other-v1.bundle", status: 1, phrase: "rollback refused: app version 1 has other content than the version 1"),
         ]
         try Self.expectRefusals(cases, in: box, absolute: absolute)
         // The manifest swapped in is itself genuine (bundle B verifies on its own), so only
@@ -264,9 +296,14 @@ struct BundleHostileTests {
         let other = try box.bundleVerify("other.bundle", state: "scratch-state")
         #expect(other.status == 0, "\(other)")
         try Self.expectPristineAccepted(in: box)
-        // And now the version-2 bundles are rollbacks.
-        let again = try box.bundleExtract("base.bundle", to: "deep/dest")
-        #expect(again.status == 1 && again.stderr.contains("rollback"), "\(again)")
+        // The same release again repairs; another version 2 is refused; version 1 is a rollback,
+        // also with a fresh state, because DEST is a floor of its own.
+        #expect(try box.bundleExtract("base.bundle", to: "deep/dest").status == 0)
+        let reused = try box.bundleExtract("other.bundle", to: "deep/dest")
+        #expect(reused.status == 1 && reused.stderr.contains("app version 2 has other content than the version 2 installed in"), "\(reused)")
+        let older = try box.bundleExtract("good-v1.bundle", to: "deep/dest", state: "fresh-state")
+        #expect(older.status == 1 && older.stderr.contains("app version 1 is older than version 2, installed in"), "\(older)")
+        #expect(try box.readText("deep/dest/a.txt") == "hello\n")
     }
 
     @Test("inspect (which verifies nothing) never writes a hostile manifest's control characters to the terminal")

@@ -113,7 +113,7 @@ extension SignetCoreError {
     /// The case of an error without its payload, so tests can compare cases with `==`.
     enum Case: String, Sendable {
         case io, outputExists, malformed, unsupported, tooLarge, publicKeyWherePrivateNeeded, algorithmMismatch
-        case weakKey, wrongPassphrase, passphraseUnavailable, signatureInvalid, mismatch, invalidArgument
+        case weakKey, wrongPassphrase, passphraseUnavailable, signatureInvalid, legacySignatureNotAllowed, mismatch, invalidArgument
         case cryptoFailure
     }
 
@@ -130,6 +130,7 @@ extension SignetCoreError {
         case .wrongPassphrase: return .wrongPassphrase
         case .passphraseUnavailable: return .passphraseUnavailable
         case .signatureInvalid: return .signatureInvalid
+        case .legacySignatureNotAllowed: return .legacySignatureNotAllowed
         case .mismatch: return .mismatch
         case .invalidArgument: return .invalidArgument
         case .cryptoFailure: return .cryptoFailure

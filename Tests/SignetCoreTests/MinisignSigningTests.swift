@@ -38,7 +38,7 @@ struct MinisignSigningTests {
         try verifier.verify(signature: signature.signature, message: try BLAKE2b.hash(path: path))
     }
 
-    @Test("legacy round trip, custom comments, and -H refusing legacy")
+    @Test("legacy round trip with the opt-in, custom comments; refused without it")
     func legacyRoundTrip() async throws {
         let (scratch, path) = try Self.scratchWithFile()
         defer { scratch.remove() }
@@ -47,12 +47,11 @@ struct MinisignSigningTests {
         let signature = try await MinisignFile.sign(path: path, signer: key.signer, keyID: key.keyID, options: options)
         #expect(signature.algorithm == .legacy)
         #expect(signature.trustedCommentText == "v1.0 \u{00e9}t\u{00e9}")
-        try MinisignFile.verify(signature, path: path, publicKey: key.publicKey)
+        try MinisignFile.verify(signature, path: path, publicKey: key.publicKey, allowLegacy: true)
         let verifier = try PublicKeyVerifier(key: key.publicKey.publicKey, algorithm: .ed25519)
         try verifier.verify(signature: signature.signature, message: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
-        expectMinisignError(.checkFailed, "Legacy") {
-            try MinisignFile.verify(signature, path: path, publicKey: key.publicKey, requirePrehashed: true)
-        }
+        let refused = try #require(throws: SignetCoreError.self) { try MinisignFile.verify(signature, path: path, publicKey: key.publicKey) }
+        #expect(refused == .legacySignatureNotAllowed(source: path))
     }
 
     @Test("minisign's own signatures verify, and their trusted comment is returned")
@@ -64,7 +63,7 @@ struct MinisignSigningTests {
         let publicKey = try MinisignPublicKey(fileContents: Array(text: fixture.publicKey), source: "u.pub")
         for text in [fixture.prehashedSignature, fixture.legacySignature] {
             let signature = try MinisignSignature(fileContents: Array(text: text), source: "fixture")
-            try MinisignFile.verify(signature, path: path, publicKey: publicKey)
+            try MinisignFile.verify(signature, path: path, publicKey: publicKey, allowLegacy: true)
         }
         let hashed = try MinisignSignature(fileContents: Array(text: fixture.prehashedSignature), source: "fixture")
         #expect(try MinisignFile.verify(hashed, path: path, publicKey: publicKey).trustedCommentText == fixture.trustedComment)
@@ -105,7 +104,10 @@ struct MinisignSigningTests {
         // Legacy signature checked as prehashed and vice versa: the algorithm byte is signed-over data's choice.
         var relabelled = signature
         relabelled.algorithm = .legacy
-        expectMinisignError(.checkFailed, "Signature verification failed") { try MinisignFile.verify(relabelled, path: path, publicKey: publicKey) }
+        expectMinisignError(.checkFailed, "legacy (non-prehashed \"Ed\") signature refused") { try MinisignFile.verify(relabelled, path: path, publicKey: publicKey) }
+        expectMinisignError(.checkFailed, "Signature verification failed") {
+            try MinisignFile.verify(relabelled, path: path, publicKey: publicKey, allowLegacy: true)
+        }
     }
 
     @Test("comments with line breaks or beyond minisign's limits are refused before signing")
@@ -189,5 +191,25 @@ struct MinisignSigningTests {
         try MinisignFile.verify(theirs, path: path, publicKey: publicKey)
         let ours = try await MinisignFile.sign(path: path, signer: key.signer, keyID: key.keyID)
         try MinisignFile.verify(ours, path: path, publicKey: publicKey)
+    }
+
+    @Test("a prehashed ED signature relabelled as legacy Ed verifies for the 64-byte digest file only with the opt-in; refused by default")
+    func relabelledPrehashedSignature() async throws {
+        let (scratch, path) = try Self.scratchWithFile()
+        defer { scratch.remove() }
+        let key = MinisignSecretKey.generate()
+        let genuine = try await MinisignFile.sign(path: path, signer: key.signer, keyID: key.keyID)
+        // The attack: the file signature of ED is Ed25519 over BLAKE2b-512(file); call it Ed and
+        // present a file holding exactly those 64 bytes. The global signature still verifies,
+        // because it covers the signature bytes and the trusted comment, not the label.
+        var relabelled = genuine
+        relabelled.algorithm = .legacy
+        let digestFile = try scratch.write("digest.bin", try BLAKE2b.hash(path: path))
+        let parsed = try MinisignSignature(fileContents: relabelled.fileContents, source: "relabelled.minisig")
+        let refused = try #require(throws: SignetCoreError.self) { try MinisignFile.verify(parsed, path: digestFile, publicKey: key.publicKey) }
+        #expect(refused == .legacySignatureNotAllowed(source: digestFile))
+        #expect(refused.category == .checkFailed)
+        // What the opt-in accepts is exactly the weakness it names: the proof that the check bites.
+        try MinisignFile.verify(parsed, path: digestFile, publicKey: key.publicKey, allowLegacy: true)
     }
 }

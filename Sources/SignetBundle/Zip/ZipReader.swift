@@ -4,11 +4,12 @@ import Glibc
 import Darwin
 #endif
 
-/// One entry of a zip that passed ``ZipReader``'s checks: a stored regular file whose bytes
-/// lie at `dataOffset ..< dataOffset + size`.
+/// One entry of a zip that passed ``ZipReader``'s checks: a stored regular file whose local
+/// header starts at `headerOffset` and whose bytes lie at `dataOffset ..< dataOffset + size`.
 struct ZipEntry: Sendable, Equatable {
     let name: String
     let size: UInt64
+    let headerOffset: UInt64
     let dataOffset: UInt64
 }
 
@@ -16,6 +17,12 @@ struct ZipEntry: Sendable, Equatable {
 /// anything uses it: stored regular files only (no symbolic link, folder, device, encryption
 /// or compression), names valid UTF-8, sizes and names the same in both headers, data inside
 /// the file and no two entries sharing bytes.
+///
+/// A bundle is also *canonical*: every byte of the file is accounted for — local entries back
+/// to back from offset 0, the central directory right after the last one, then (ZIP64) the
+/// end record and its locator, and the end record last, with no archive or entry comment and
+/// no extra field but ZIP64's. So no byte can ride along that no signature covers (a shell
+/// script before the zip, a hidden entry, data in a gap).
 ///
 /// Unchecked `Sendable`: everything is set in `init` and never changed; reads use `pread`,
 /// which is safe from several threads on one descriptor.
@@ -102,6 +109,9 @@ private struct ZipDirectoryParser {
             position -= 1
         }
         guard let endPosition else { throw malformed("no end-of-central-directory record") }
+        guard endPosition + ZipFormat.endSize == tailSize else {
+            throw malformed("an archive comment of \(tailSize - endPosition - ZipFormat.endSize) bytes follows the end record (a bundle holds no byte outside its entries)")
+        }
         var end = LittleEndianReader(tail, at: endPosition + 4)
         let disk = end.u16()!, directoryDisk = end.u16()!, onDisk = end.u16()!, total = end.u16()!
         var directorySize = UInt64(end.u32()!), directoryOffset = UInt64(end.u32()!)
@@ -117,9 +127,13 @@ private struct ZipDirectoryParser {
             guard recordOffset <= locatorOffset, locatorOffset - recordOffset >= UInt64(ZipFormat.zip64EndSize) else {
                 throw malformed("ZIP64 end record out of place")
             }
+            guard recordOffset + UInt64(ZipFormat.zip64EndSize) == locatorOffset else {
+                throw malformed("\(locatorOffset - recordOffset - UInt64(ZipFormat.zip64EndSize)) bytes between the ZIP64 end record and its locator (a bundle holds no byte outside its entries)")
+            }
             var record = LittleEndianReader(try BundleFiles.readExactly(fd, count: ZipFormat.zip64EndSize, at: recordOffset, path: path))
             guard record.u32() == ZipFormat.zip64EndSignature else { throw malformed("ZIP64 end record missing") }
-            _ = record.u64(); _ = record.u16(); _ = record.u16()
+            guard record.u64() == UInt64(ZipFormat.zip64EndSize - 12) else { throw malformed("the ZIP64 end record carries extra data") }
+            _ = record.u16(); _ = record.u16()
             let disk64 = record.u32()!, directoryDisk64 = record.u32()!, onDisk64 = record.u64()!
             count = record.u64()!
             directorySize = record.u64()!
@@ -144,7 +158,7 @@ private struct ZipDirectoryParser {
             result.append(try readCentralEntry(&reader, directoryOffset: directoryOffset, limits: limits))
         }
         guard reader.remaining == 0 else { throw malformed("bytes after the last central-directory entry") }
-        try checkNoOverlap(result)
+        try checkContiguous(result, directoryOffset: directoryOffset)
         return result
     }
 
@@ -161,15 +175,16 @@ private struct ZipDirectoryParser {
         _ = reader.u16(); _ = reader.u16()
         let external = reader.u32()!
         var headerOffset = UInt64(reader.u32()!)
-        guard let nameBytes = reader.take(nameLength), let extra = reader.take(extraLength), reader.take(commentLength) != nil else {
+        guard let nameBytes = reader.take(nameLength), let extra = reader.take(extraLength), let comment = reader.take(commentLength) else {
             throw malformed("a central-directory entry runs past the directory")
         }
         guard let name = String(validating: nameBytes, as: UTF8.self) else {
             throw unsafe(String(decoding: nameBytes, as: UTF8.self), "name is not valid UTF-8")
         }
         guard nameLength <= limits.maximumPathLength else { throw unsafe(String(name.prefix(80)), "name longer than \(limits.maximumPathLength) bytes") }
+        guard comment.isEmpty else { throw unsafe(name, "entry comment (a bundle holds no byte outside its entries)") }
         guard Self.parseZip64(extra, size: &size, compressed: &compressed, offset: &headerOffset) != nil else {
-            throw unsafe(name, "damaged ZIP64 field")
+            throw unsafe(name, "damaged ZIP64 field, or an extra field other than ZIP64's")
         }
         // What the entry is: Unix mode bits when made on Unix, the DOS folder bit otherwise.
         let mode = madeBy >> 8 == 3 ? (external >> 16) & UInt32(S_IFMT) : 0
@@ -208,7 +223,7 @@ private struct ZipDirectoryParser {
         guard Array(variable.prefix(nameLength)) == nameBytes else { throw unsafe(name, "the local header names a different file") }
         var ignored: UInt64 = 0
         guard Self.parseZip64(Array(variable.dropFirst(nameLength)), size: &localSize, compressed: &compressed, offset: &ignored) != nil else {
-            throw unsafe(name, "damaged ZIP64 field in the local header")
+            throw unsafe(name, "damaged ZIP64 field, or an extra field other than ZIP64's, in the local header")
         }
         guard method == 0, flags & 0x0009 == 0 else { throw unsafe(name, "the local header says compressed or encrypted") }
         guard localSize == size, compressed == size else {
@@ -219,31 +234,49 @@ private struct ZipDirectoryParser {
         guard !dataEnd.overflow, dataEnd.partialValue <= directoryOffset else {
             throw unsafe(name, "size lie: \(size) bytes do not fit in the archive")
         }
-        return ZipEntry(name: name, size: size, dataOffset: dataOffset)
+        return ZipEntry(name: name, size: size, headerOffset: headerOffset, dataOffset: dataOffset)
     }
 
-    /// Replaces 0xFFFFFFFF fields by their ZIP64 values, in APPNOTE's order; nil when damaged.
+    /// Replaces 0xFFFFFFFF fields by their ZIP64 values, in APPNOTE's order; nil when damaged,
+    /// when the field holds more than those values, or when any other extra field is present
+    /// (bundles carry no extra data that a signature does not cover).
     private static func parseZip64(_ extra: [UInt8], size: inout UInt64, compressed: inout UInt64, offset: inout UInt64) -> Void? {
         var reader = LittleEndianReader(extra)
+        var seen = false
         while reader.remaining >= 4 {
             let id = reader.u16()!, length = Int(reader.u16()!)
-            guard let body = reader.take(length) else { return nil }
-            guard id == ZipFormat.zip64ExtraID else { continue }
+            guard let body = reader.take(length), id == ZipFormat.zip64ExtraID, !seen else { return nil }
+            seen = true
             var field = LittleEndianReader(body)
             if size == 0xFFFF_FFFF { guard let value = field.u64() else { return nil }; size = value }
             if compressed == 0xFFFF_FFFF { guard let value = field.u64() else { return nil }; compressed = value }
             if offset == 0xFFFF_FFFF { guard let value = field.u64() else { return nil }; offset = value }
+            guard field.remaining == 0 else { return nil }
         }
         guard reader.remaining == 0 else { return nil }
         guard size != 0xFFFF_FFFF, compressed != 0xFFFF_FFFF, offset != 0xFFFF_FFFF else { return nil }
         return ()
     }
 
-    /// Refuses entries whose bytes overlap (one stored file's data counted twice).
-    private func checkNoOverlap(_ entries: [ZipEntry]) throws(BundleError) {
-        let sorted = entries.sorted { $0.dataOffset < $1.dataOffset }
-        for (earlier, later) in zip(sorted, sorted.dropFirst()) where earlier.dataOffset + earlier.size > later.dataOffset - UInt64(ZipFormat.localHeaderSize) {
-            throw unsafe(later.name, "its data overlaps \"\(BundleError.printable(earlier.name))\"")
+    /// Requires the entries to tile the file from offset 0 to the central directory: no two
+    /// sharing bytes (one stored file's data counted twice), and no byte before, between or
+    /// after them that no entry accounts for.
+    private func checkContiguous(_ entries: [ZipEntry], directoryOffset: UInt64) throws(BundleError) {
+        var expected: UInt64 = 0
+        var previous: ZipEntry?
+        for entry in entries.sorted(by: { $0.headerOffset < $1.headerOffset }) {
+            if entry.headerOffset < expected, let previous {
+                throw unsafe(entry.name, "its data overlaps \"\(BundleError.printable(previous.name))\"")
+            }
+            if entry.headerOffset > expected {
+                let place = previous.map { "after entry \"\(BundleError.printable($0.name))\"" } ?? "at the start of the file"
+                throw malformed("\(entry.headerOffset - expected) bytes \(place) belong to no listed entry (a bundle holds no byte outside its entries)")
+            }
+            expected = entry.dataOffset + entry.size
+            previous = entry
+        }
+        guard expected == directoryOffset else {
+            throw malformed("\(directoryOffset - expected) bytes before the central directory belong to no listed entry (a bundle holds no byte outside its entries)")
         }
     }
 }

@@ -43,6 +43,9 @@ public enum SignetCoreError: Error, Sendable, Equatable {
     case passphraseUnavailable(source: String, detail: String)
     /// A signature did not verify.
     case signatureInvalid(detail: String)
+    /// A legacy minisign (`Ed`, non-prehashed) signature was given where only prehashed ones
+    /// are accepted: the caller did not opt in to legacy signatures.
+    case legacySignatureNotAllowed(source: String)
     /// An authentication tag or digest did not match.
     case mismatch(detail: String)
     /// An argument's value is not acceptable.
@@ -69,6 +72,8 @@ extension SignetCoreError: SignetError {
         case .wrongPassphrase(let source): return "\(source): wrong passphrase, or the encrypted key is damaged"
         case .passphraseUnavailable(let source, let detail): return "\(source): \(detail)"
         case .signatureInvalid(let detail): return detail
+        case .legacySignatureNotAllowed(let source):
+            return "\(source): legacy (non-prehashed \"Ed\") signature refused: such signatures are accepted only when legacy signatures are explicitly allowed (a prehashed signature relabelled as legacy would verify for its 64-byte BLAKE2b digest as if it were the file)"
         case .mismatch(let detail): return detail
         case .invalidArgument(let detail): return detail
         case .cryptoFailure(let detail): return "cryptographic operation failed: \(detail)"
@@ -78,7 +83,7 @@ extension SignetCoreError: SignetError {
     /// The kind of failure, which the CLI maps to its exit code.
     public var category: FailureCategory {
         switch self {
-        case .signatureInvalid, .mismatch, .wrongPassphrase: return .checkFailed
+        case .signatureInvalid, .legacySignatureNotAllowed, .mismatch, .wrongPassphrase: return .checkFailed
         case .outputExists, .invalidArgument, .algorithmMismatch: return .usage
         case .malformed, .unsupported, .tooLarge, .publicKeyWherePrivateNeeded, .weakKey: return .malformedInput
         case .io, .passphraseUnavailable, .cryptoFailure: return .environment

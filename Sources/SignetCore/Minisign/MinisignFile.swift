@@ -77,17 +77,28 @@ public enum MinisignFile {
     /// Verifies `signature` over the file at `path` as `minisign -V` does: the key ids must
     /// match, then the file signature, then the global signature over the trusted comment.
     ///
-    /// - Parameter requirePrehashed: refuse legacy signatures (minisign `-H`).
+    /// Legacy (`Ed`) signatures sign the whole file and are refused unless `allowLegacy`: a
+    /// prehashed `ED` signature is an Ed25519 signature over the file's BLAKE2b-512 digest, so
+    /// relabelled as `Ed` it verifies for a 64-byte file holding that digest. Allow legacy
+    /// signatures only for publishers known to make them.
+    ///
+    /// - Parameters:
+    ///   - signature: the parsed `.minisig`.
+    ///   - path: the signed file.
+    ///   - publicKey: the signer's public key.
+    ///   - allowLegacy: accept `Ed` signatures too (minisign's default; Signet's is off).
+    ///   - progress: called with the bytes read.
     /// - Returns: the signature, whose trusted comment is now known to be genuine.
-    /// - Throws: ``SignetCoreError/signatureInvalid(detail:)`` for a key id mismatch or a
-    ///   signature that does not verify.
+    /// - Throws: ``SignetCoreError/legacySignatureNotAllowed(source:)`` for a legacy signature
+    ///   without `allowLegacy`; ``SignetCoreError/signatureInvalid(detail:)`` for a key id
+    ///   mismatch or a signature that does not verify.
     @discardableResult
     public static func verify(
-        _ signature: MinisignSignature, path: String, publicKey: MinisignPublicKey, requirePrehashed: Bool = false,
+        _ signature: MinisignSignature, path: String, publicKey: MinisignPublicKey, allowLegacy: Bool = false,
         progress: FileDigester.Progress? = nil
     ) throws(SignetCoreError) -> MinisignSignature {
-        if requirePrehashed, signature.algorithm == .legacy {
-            throw SignetCoreError.signatureInvalid(detail: "Legacy (non-prehashed) signature found")
+        if !allowLegacy, signature.algorithm == .legacy {
+            throw SignetCoreError.legacySignatureNotAllowed(source: path)
         }
         guard signature.keyID == publicKey.keyID else {
             throw SignetCoreError.signatureInvalid(

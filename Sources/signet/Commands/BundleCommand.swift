@@ -21,22 +21,30 @@ struct BundleCommand: AsyncParsableCommand {
     )
 }
 
-/// The trust root and, for verify and extract, the rollback state and moment of judgement.
+/// The trust root, the product expected, and the moment expiry is judged at: what verify,
+/// extract and check share.
 struct BundleTrustOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The pinned trust root (from 'signet bundle trust init').", valueName: "TRUST"))
     var trust: String
 
-    func load() throws -> TrustRoot { try TrustRoot.load(path: trust) }
-}
-
-struct BundleStateOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Folder keeping the last accepted version of each bundle name (created if missing).", valueName: "DIR"))
-    var state: String
+    @Option(help: ArgumentHelp("The product expected: a bundle of any other name is refused (exit 1), however well signed.", valueName: "NAME"))
+    var name: String?
 
     @Option(help: ArgumentHelp("Judge expiry as of DATE instead of now (ISO 8601), for audits.", valueName: "DATE"))
     var at: String?
 
+    func load() throws -> TrustRoot { try TrustRoot.load(path: trust) }
+
     func moment() throws -> Date { try at.map { try BundleDate.parseArgument($0, option: "--at") } ?? Date() }
+
+    func verifier() throws -> BundleVerifier {
+        BundleVerifier(trust: try load(), now: try moment(), expectedName: name)
+    }
+}
+
+struct BundleStateOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Folder keeping the last accepted release of each bundle name (created if missing).", valueName: "DIR"))
+    var state: String
 }
 
 struct BundleCreate: AsyncParsableCommand {
@@ -98,7 +106,12 @@ struct BundleVerify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Verify a bundle against a trust root and record its version (exit 0 valid, 1 refused).",
-        discussion: "The version must be greater than the last one accepted under the bundle's name in --state; it is recorded only when everything passed.")
+        discussion: """
+        Rollback rule (as TUF states it): a version lower than the last one accepted under the \
+        bundle's name in --state is refused; the same version is accepted again only when its \
+        manifest is byte-identical, never for other content. The release is recorded only when \
+        everything passed.
+        """)
 
     @OptionGroup var trustOptions: BundleTrustOptions
     @OptionGroup var stateOptions: BundleStateOptions
@@ -108,7 +121,7 @@ struct BundleVerify: AsyncParsableCommand {
     var bundle: String
 
     func run() async throws {
-        let verifier = BundleVerifier(trust: try trustOptions.load(), now: try stateOptions.moment())
+        let verifier = try trustOptions.verifier()
         let bar = ProgressBar.make(label: "verifying", total: FileSize.of(bundle), quiet: quietOption.quiet)
         defer { bar?.finish() }
         let verified = try await verifier.verify(path: bundle, state: BundleState(folder: stateOptions.state), progress: bar?.callback)
@@ -126,7 +139,9 @@ struct BundleExtract: AsyncParsableCommand {
         discussion: """
         Files go to a temporary folder beside DEST, each checked as it is written; only a \
         complete, verified tree is renamed into place. DEST may be missing, an empty folder or \
-        an earlier extraction (replaced). Each file gets user.signet.sha256 and \
+        an earlier extraction (replaced). An earlier extraction is a floor whatever --state \
+        says: the bundle must have its name and must not be older (the same version only with \
+        a byte-identical manifest, which repairs a damaged tree). Each file gets user.signet.sha256 and \
         user.signet.manifest-sha256 attributes where the file system allows; DEST/.signet/ \
         keeps the signed manifest for 'signet bundle check'.
         """)
@@ -142,7 +157,7 @@ struct BundleExtract: AsyncParsableCommand {
     var destination: String
 
     func run() async throws {
-        let verifier = BundleVerifier(trust: try trustOptions.load(), now: try stateOptions.moment())
+        let verifier = try trustOptions.verifier()
         let bar = ProgressBar.make(label: "extracting", total: FileSize.of(bundle), quiet: quietOption.quiet)
         defer { bar?.finish() }
         let verified = try await BundleExtractor(verifier: verifier).extract(
@@ -155,16 +170,25 @@ struct BundleExtract: AsyncParsableCommand {
 struct BundleCheck: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Re-verify an extracted folder at rest (exit 1 naming every changed, missing or added file).")
+        abstract: "Re-verify an extracted folder at rest (exit 1 naming every changed, missing or added file).",
+        discussion: """
+        The kept manifest must still be signed under the trust root, not expired (as of now or \
+        --at), of the --name given, and not a rollback against --state when one is given (the \
+        state is only read). Exit 1 names the reason or every changed file.
+        """)
 
     @OptionGroup var trustOptions: BundleTrustOptions
     @OptionGroup var quietOption: QuietOption
+
+    @Option(help: ArgumentHelp("A state folder to check the tree against for rollback (only read).", valueName: "DIR"))
+    var state: String?
 
     @Argument(help: ArgumentHelp("A folder made by 'signet bundle extract'.", valueName: "DEST"))
     var destination: String
 
     func run() async throws {
-        let manifest = try await BundleChecker(trust: try trustOptions.load()).check(folder: destination)
+        let checker = BundleChecker(trust: try trustOptions.load(), now: try trustOptions.moment(), expectedName: trustOptions.name)
+        let manifest = try await checker.check(folder: destination, state: state.map(BundleState.init(folder:)))
         Console.note("\(destination): OK — \(manifest.name) version \(manifest.version), \(manifest.files.count) file(s) unchanged", quiet: quietOption.quiet)
     }
 }

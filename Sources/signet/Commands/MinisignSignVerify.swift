@@ -85,9 +85,10 @@ struct MinisignVerify: AsyncParsableCommand {
         abstract: "Verify a minisign signature (as minisign -V; exit 0 valid, 1 invalid).",
         discussion: """
         Checks that the signature's key id is the public key's, the signature over the file \
-        (prehashed "ED" or legacy "Ed"), and the signature over the trusted comment; then \
-        prints "Signature and comment signature verified" and the trusted comment, as \
-        minisign does.
+        (prehashed "ED"; legacy "Ed" only with --legacy), and the signature over the trusted \
+        comment; then prints "Signature and comment signature verified" and the trusted \
+        comment, as minisign does. Unlike minisign, legacy signatures are refused unless \
+        --legacy is given.
         """
     )
 
@@ -109,8 +110,11 @@ struct MinisignVerify: AsyncParsableCommand {
     @Flag(name: [.customShort("o"), .customLong("output")], help: "After verification, copy the file to standard output.")
     var output = false
 
-    @Flag(name: [.customShort("H"), .customLong("require-prehashed")], help: "Refuse legacy (non-prehashed) signatures.")
+    @Flag(name: [.customShort("H"), .customLong("require-prehashed")], help: "Refuse legacy (non-prehashed) signatures (the default; kept for minisign's -H).")
     var requirePrehashed = false
+
+    @Flag(name: .customLong("legacy"), help: "Also accept legacy \"Ed\" signatures over the whole file (off by default: a prehashed signature relabelled as legacy would verify for a 64-byte file holding the digest).")
+    var legacy = false
 
     @OptionGroup var quietOption: QuietOption
 
@@ -119,6 +123,7 @@ struct MinisignVerify: AsyncParsableCommand {
             throw ValidationError("a public key cannot be given both inline (-P) and as a file (-p)")
         }
         if file == "-" { throw ValidationError("minisign verifies files, not standard input (-m FILE)") }
+        if legacy, requirePrehashed { throw ValidationError("--legacy and -H (--require-prehashed) contradict each other") }
     }
 
     func run() async throws {
@@ -131,7 +136,7 @@ struct MinisignVerify: AsyncParsableCommand {
         let signature = try MinisignSignature.read(path: signaturePath ?? file + MinisignFile.signatureSuffix)
         let bar = ProgressBar.make(label: "verifying", total: FileSize.of(file), quiet: quietOption.quiet || prettyQuiet)
         defer { bar?.finish() }
-        try MinisignFile.verify(signature, path: file, publicKey: publicKey, requirePrehashed: requirePrehashed, progress: bar?.callback)
+        try MinisignFile.verify(signature, path: file, publicKey: publicKey, allowLegacy: legacy, progress: bar?.callback)
         bar?.finish()
         // Like minisign: the report goes to standard output, or to standard error with -o.
         let report: (String) -> Void = output ? { Console.writeError($0) } : { Console.write($0) }
