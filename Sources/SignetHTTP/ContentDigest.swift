@@ -75,13 +75,15 @@ public enum ContentDigest {
     /// that Signet knows.
     public static func parse(_ fieldValue: String) throws(HTTPSignatureError) -> [Algorithm: [UInt8]] {
         guard fieldValue.utf8.count <= 4096 else { throw .tooLarge(what: "the Content-Digest field", limit: 4096) }
-        let dictionary: OrderedMap<String, ItemOrInnerList>
+        let parsed: StructuredDictionaryParser.Parsed
         do {
-            var parser = StructuredFieldValueParser(Array(fieldValue.utf8))
-            dictionary = try parser.parseDictionaryFieldValue()
+            parsed = try StructuredDictionaryParser.parse(fieldValue)
         } catch {
             throw .malformedField(field: "Content-Digest", detail: "not a structured dictionary")
         }
+        // Two values for one algorithm: which one a checker reads would be its own choice.
+        if let repeated = parsed.repeatedKey { throw .malformedField(field: "Content-Digest", detail: "\(repeated) appears twice") }
+        let dictionary = parsed.members
         var digests: [Algorithm: [UInt8]] = [:]
         for (name, member) in dictionary {
             guard let algorithm = Algorithm(rawValue: name) else { continue }

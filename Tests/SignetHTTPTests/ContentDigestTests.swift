@@ -60,6 +60,8 @@ struct MalformedDigestCase: Sendable, CustomTestStringConvertible {
         MalformedDigestCase(name: "sha-256 as a bare key (true)", value: "sha-256", expected: .malformedField),
         MalformedDigestCase(name: "sha-256 as an inner list", value: "sha-256=(:\(sha256OfSample):)", expected: .malformedField),
         MalformedDigestCase(name: "sha-256 with an empty byte sequence", value: "sha-256=::", expected: .malformedField),
+        MalformedDigestCase(
+            name: "sha-256 twice (a checker could read either)", value: "sha-256=:\(sha256OfSample):, sha-256=:\(sha256OfSample):", expected: .malformedField),
         // RFC 9530 B.5/B.6/B.11/C.1 print this value with one '=' too many (see the vector file).
         MalformedDigestCase(
             name: "the RFC's misprinted extra padding", value: "sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg==:", expected: .malformedField),
