@@ -107,6 +107,20 @@ let package = Package(
             ],
             path: "Benchmarks/SignetBench"
         ),
+        // Coverage-guided fuzz targets (libFuzzer) for every parser of untrusted bytes; not a
+        // product. `signet-fuzz` runs them (Scripts/fuzz builds it with -DSIGNET_FUZZING and
+        // --sanitize=fuzzer) or replays files through them; Fuzz/README.md has the workflow.
+        .target(
+            name: "SignetFuzzTargets",
+            dependencies: [
+                "SignetCore", "SignetBundle", "SignetHTTP", "SignetVault",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .executableTarget(
+            name: "signet-fuzz",
+            dependencies: ["SignetFuzzTargets"]
+        ),
         .testTarget(
             name: "SignetCoreTests",
             dependencies: ["SignetCore"],
@@ -145,6 +159,11 @@ let package = Package(
         .testTarget(
             name: "SignetCLITests",
             dependencies: ["signet", "SignetCore", "SignetVault", "SignetBundle"]
+        ),
+        // Replays Fuzz/corpus/<target>/ and Fuzz/regressions/<target>/ through every fuzz target.
+        .testTarget(
+            name: "SignetFuzzTests",
+            dependencies: ["SignetFuzzTargets"]
         ),
     ],
     swiftLanguageModes: [.v6]

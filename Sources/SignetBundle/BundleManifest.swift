@@ -92,6 +92,11 @@ public struct BundleManifest: Sendable, Equatable {
             }
             files.append(File(path: path, size: try entry.integer("size", in: 0...limits.maximumTotalSize), sha256: sha256))
         }
+        // Sorted by the UTF-8 bytes of the path, as written: one byte string per manifest.
+        for (earlier, later) in zip(files, files.dropFirst()) where !earlier.path.utf8.lexicographicallyPrecedes(later.path.utf8) {
+            throw BundleError.malformed(
+                source: source, detail: "the manifest's files are not sorted by path (\"\(BundleError.printable(later.path))\" after \"\(BundleError.printable(earlier.path))\")")
+        }
         self.files = files
         guard canonicalBytes == bytes else {
             throw BundleError.malformed(source: source, detail: "the manifest is not in canonical form (docs/formats/bundle.md)")

@@ -65,8 +65,7 @@ enum CanonicalJSON: Sendable, Equatable {
     }
 
     /// Parses JSON text (any valid formatting) with a nesting bound; numbers must be integers
-    /// (`1e3` is read as 1000, `1.5` refused). (Of duplicate member names one survives, so a signed document's bytes are
-    /// also compared with their canonical form, which has none.)
+    /// (`1e3` is read as 1000, `1.5` refused); a member name given twice is refused.
     static func parse(_ bytes: [UInt8], source: String) throws(BundleError) -> CanonicalJSON {
         var parser = JSONTextParser(bytes)
         do {

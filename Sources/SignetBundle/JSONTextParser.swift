@@ -1,7 +1,8 @@
 /// A small strict JSON parser for ``CanonicalJSON``: the whole grammar of RFC 8259 with a
 /// nesting bound, numbers that must be integers (`1e3` is 1000; `1.5` is refused) and strings
-/// that must be valid UTF-8 without lone surrogates. Of duplicate member names the last
-/// survives. (Foundation's JSONDecoder did this job at a tenth of the speed: manifests of
+/// that must be valid UTF-8 without lone surrogates. A member name given twice in one object
+/// is refused — also two names that are equal only as Swift strings (canonically equivalent
+/// Unicode), which one dictionary key would silently merge. (Foundation's JSONDecoder did this job at a tenth of the speed: manifests of
 /// 10,000 files spent most of their verification time there.)
 struct JSONTextParser {
     private let bytes: [UInt8]
@@ -44,7 +45,11 @@ struct JSONTextParser {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 index += 1
-                members[name] = try parseValue(depth: depth + 1)
+                let start = index
+                guard members.updateValue(try parseValue(depth: depth + 1), forKey: name) == nil else {
+                    index = start
+                    throw fail("the member name \"\(BundleError.printable(name))\" appears twice in one object")
+                }
                 skipWhitespace()
                 guard index < bytes.count else { throw fail("unexpected end of text") }
                 if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

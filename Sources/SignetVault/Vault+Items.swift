@@ -118,26 +118,35 @@ extension Vault {
         let cipher = isLocked ? nil : try unlocked()
         var items: [VaultItem] = []
         for columns in rows {
-            guard let service = columns[0].text, let account = columns[1].text, let row = try StoredRow(columns[2...], path: path) else {
-                throw VaultError.corrupted(path: path, detail: "an item row has columns of the wrong type")
-            }
-            // Names reach terminals: ones we would never have written (escape sequences …) are damage.
-            do {
-                try VaultLimits.checkName(service, "service")
-                try VaultLimits.checkName(account, "account")
-            } catch {
-                throw VaultError.corrupted(path: path, detail: "an item has a name signet would not store (\(error))")
-            }
-            let details = try cipher.map { cipher throws(VaultError) in try openDetails(row, service: service, account: account, cipher: cipher) }
-            if !query.attributes.isEmpty, let details {
+            let item = try Self.decodeItem(columns, cipher: cipher, path: path).item
+            if !query.attributes.isEmpty, let details = item.details {
                 guard query.attributes.allSatisfy({ details.attributes[$0.key] == $0.value }) else { continue }
             }
-            items.append(
-                VaultItem(
-                    service: service, account: account, kind: row.kind, created: Self.date(row.created),
-                    modified: Self.date(row.modified), details: details))
+            items.append(item)
         }
         return items
+    }
+
+    /// Decodes one row of `items` (service, account, kind, created, modified, details,
+    /// secret): its column types and names, and its details when a `cipher` is given.
+    static func decodeItem(_ columns: [SQLiteValue], cipher: VaultCipher?, path: String) throws(VaultError) -> (item: VaultItem, row: StoredRow) {
+        guard columns.count == 7, let service = columns[0].text, let account = columns[1].text, let row = try StoredRow(columns[2...], path: path) else {
+            throw VaultError.corrupted(path: path, detail: "an item row has columns of the wrong type")
+        }
+        // Names reach terminals: ones we would never have written (escape sequences …) are damage.
+        do {
+            try VaultLimits.checkName(service, "service")
+            try VaultLimits.checkName(account, "account")
+        } catch {
+            throw VaultError.corrupted(path: path, detail: "an item has a name signet would not store (\(error))")
+        }
+        let details = try cipher.map { cipher throws(VaultError) in
+            try Self.openDetails(row, service: service, account: account, cipher: cipher, path: path)
+        }
+        let item = VaultItem(
+            service: service, account: account, kind: row.kind, created: Self.date(row.created), modified: Self.date(row.modified),
+            details: details)
+        return (item, row)
     }
 
     // MARK: Internals
@@ -206,6 +215,14 @@ extension Vault {
     }
 
     func openSecret(_ row: StoredRow, service: String, account: String, cipher: VaultCipher) throws(VaultError) -> SecretBytes {
+        try Self.openSecret(row, service: service, account: account, cipher: cipher, path: path)
+    }
+
+    func openDetails(_ row: StoredRow, service: String, account: String, cipher: VaultCipher) throws(VaultError) -> VaultItemDetails {
+        try Self.openDetails(row, service: service, account: account, cipher: cipher, path: path)
+    }
+
+    static func openSecret(_ row: StoredRow, service: String, account: String, cipher: VaultCipher, path: String) throws(VaultError) -> SecretBytes {
         guard let secret = cipher.open(row.secret, context: VaultCipher.itemContext("secret", kind: row.kind, service: service, account: account))
         else {
             throw VaultError.corrupted(
@@ -214,7 +231,7 @@ extension Vault {
         return secret
     }
 
-    func openDetails(_ row: StoredRow, service: String, account: String, cipher: VaultCipher) throws(VaultError) -> VaultItemDetails {
+    static func openDetails(_ row: StoredRow, service: String, account: String, cipher: VaultCipher, path: String) throws(VaultError) -> VaultItemDetails {
         let context = VaultCipher.itemContext(
             "details", kind: row.kind, service: service, account: account, extra: ["\(row.created)", "\(row.modified)"])
         guard let json = cipher.open(row.details, context: context) else {

@@ -70,6 +70,22 @@ import Testing
         #expect(error.category == .malformedInput, "\(label): \(error)")
     }
 
+    @Test("a manifest listing files out of order, or a path twice, is refused naming the path")
+    func unsortedOrRepeatedFiles() throws {
+        func manifest(_ paths: [String]) -> [UInt8] {
+            let digest = String(repeating: "ab", count: 32)
+            let files = paths.map { #"{"path":"\#($0)","sha256":"\#(digest)","size":1}"# }.joined(separator: ",")
+            return Array(#"{"created":"2026-01-01T00:00:00Z","expires":null,"files":[\#(files)],"format":"signet-bundle-manifest-v1","name":"app","version":1}"#.utf8)
+        }
+        _ = try BundleManifest(bytes: manifest(["a.txt", "b.txt"]), source: "m")
+        let unsorted = try BundleTest.thrown { try BundleManifest(bytes: manifest(["b.txt", "a.txt"]), source: "m") }
+        #expect(unsorted == .malformed(source: "m", detail: "the manifest's files are not sorted by path (\"a.txt\" after \"b.txt\")"))
+        let twice = try BundleTest.thrown { try BundleManifest(bytes: manifest(["a.txt", "a.txt"]), source: "m") }
+        #expect(twice == .malformed(source: "m", detail: "the manifest lists \"a.txt\" twice"))
+        let equivalent = try BundleTest.thrown { try BundleManifest(bytes: manifest(["cafe\u{301}", "caf\u{E9}"]), source: "m") }
+        #expect(equivalent == .malformed(source: "m", detail: "the manifest lists \"caf\u{E9}\" twice"))
+    }
+
     @Test("bundle names", arguments: [("app", true), ("A-b_c.9", true), (String(repeating: "a", count: 128), true),
                                       ("", false), (".hidden", false), ("-x", false), ("a/b", false), ("a b", false), ("é", false),
                                       (String(repeating: "a", count: 129), false)])

@@ -30,7 +30,7 @@ import Testing
         _ = try await BundleVerifier(trust: try root(BundleTest.ed25519)).verify(path: bundle)
     }
 
-    @Test("k of n: too few valid signatures, unknown keys, algorithm not the pinned one")
+    @Test("k of n: too few valid signatures, unknown keys (the pinned algorithm: pinnedAlgorithm)")
     func threshold() async throws {
         let scratch = try Scratch()
         let both = try await BundleTest.makeBundle(in: scratch, signers: [BundleTest.ed25519, BundleTest.p256], output: "both.bundle")
@@ -39,12 +39,52 @@ import Testing
         let twoOfTwo = try root(BundleTest.ed25519, BundleTest.p256, threshold: 2)
         _ = try await BundleVerifier(trust: twoOfTwo).verify(path: both)
         let short = try await BundleTest.thrownAsync { try await BundleVerifier(trust: twoOfTwo).verify(path: one) }
-        #expect(short.description.contains("2 valid signature(s) from trusted keys needed, found 1"))
+        #expect(short == .verificationFailed(source: one, detail: "2 valid signature(s) from trusted keys needed, found 1"))
         let unknown = try await BundleTest.thrownAsync { try await BundleVerifier(trust: twoOfTwo).verify(path: stranger) }
-        #expect(unknown.description.contains("is not a trusted key"))
+        #expect(
+            unknown == .verificationFailed(
+                source: stranger,
+                detail: "2 valid signature(s) from trusted keys needed, found 0 (\(BundleTest.other.publicKey.fingerprint) is not a trusted key)"))
 
         let pinnedOther = try TrustRoot(threshold: 1, keys: [try TrustedKey(publicKey: BundleTest.p256.publicKey)])
         _ = try await BundleVerifier(trust: pinnedOther).verify(path: both)
+    }
+
+    @Test("a signature whose algorithm is not the one its key is pinned to is refused, though it is valid")
+    func pinnedAlgorithm() async throws {
+        let scratch = try Scratch()
+        let rsa = try PrivateKey.generate(.rsa2048)
+        try scratch.write("src/readme.txt", Array("hello\n".utf8))
+        // A valid RSA PKCS#1 v1.5 signature (the signatures entry says alg rsa-v1_5-sha256).
+        let bundle = scratch.file("rsa.bundle")
+        _ = try await BundleCreator(name: "app", version: 1).create(
+            inputs: [scratch.file("src")], signers: [try SoftwareSigner(key: rsa, algorithm: .rsaPKCS1v15SHA256)], output: bundle)
+
+        // Control: pinned to the algorithm it was signed with, it verifies.
+        let pinnedV15 = try TrustRoot(threshold: 1, keys: [try TrustedKey(publicKey: rsa.publicKey, algorithm: .rsaPKCS1v15SHA256)])
+        let verified = try await BundleVerifier(trust: pinnedV15).verify(path: bundle)
+        #expect(verified.signedBy == [rsa.publicKey.fingerprint])
+
+        // The same key pinned to RSA-PSS: the signature's own algorithm is not taken, the pin
+        // refuses it before any verification (not "does not verify").
+        let pinnedPSS = try TrustRoot(threshold: 1, keys: [try TrustedKey(publicKey: rsa.publicKey, algorithm: .rsaPSSSHA256)])
+        let mismatch = try await BundleTest.thrownAsync { try await BundleVerifier(trust: pinnedPSS).verify(path: bundle) }
+        #expect(
+            mismatch == .verificationFailed(
+                source: bundle,
+                detail: "1 valid signature(s) from trusted keys needed, found 0 (\(rsa.publicKey.fingerprint) is trusted for rsa-pss-sha256, not rsa-v1_5-sha256)"))
+        #expect(mismatch.category == .checkFailed)
+
+        // And the other way round: a PSS signature under a key pinned to PKCS#1 v1.5.
+        let pssBundle = scratch.file("rsa-pss.bundle")
+        _ = try await BundleCreator(name: "app", version: 1).create(
+            inputs: [scratch.file("src")], signers: [try SoftwareSigner(key: rsa, algorithm: .rsaPSSSHA256)], output: pssBundle)
+        _ = try await BundleVerifier(trust: pinnedPSS).verify(path: pssBundle)
+        let reverse = try await BundleTest.thrownAsync { try await BundleVerifier(trust: pinnedV15).verify(path: pssBundle) }
+        #expect(
+            reverse == .verificationFailed(
+                source: pssBundle,
+                detail: "1 valid signature(s) from trusted keys needed, found 0 (\(rsa.publicKey.fingerprint) is trusted for rsa-v1_5-sha256, not rsa-pss-sha256)"))
     }
 
     @Test("expiry is judged at `now`; an audit may choose another moment")

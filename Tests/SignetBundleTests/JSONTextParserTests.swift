@@ -85,12 +85,14 @@ import Testing
         #expect(try value("-0").bytes == Array("0".utf8))
     }
 
-    @Test("of duplicate member names the last survives")
+    @Test("a member name given twice is refused, also when the two are equal only after Unicode normalisation")
     func duplicates() throws {
-        let parsed = try value(#"{"a":1,"b":0,"a":2}"#)
-        #expect(parsed == .object(["a": .integer(2), "b": .integer(0)]))
-        #expect(parsed.bytes == Array(#"{"a":2,"b":0}"#.utf8))
-        #expect(try value(#"{"a":{"x":1},"a":[]}"#) == .object(["a": .array([])]))
+        for text in [#"{"a":1,"b":0,"a":2}"#, #"{"a":{"x":1},"a":[]}"#, "{\"caf\u{E9}\":1,\"cafe\u{301}\":2}", #"{"caf\u00e9":1,"cafe\u0301":2}"#] {
+            let error = try #require(directError(Array(text.utf8)), "\(text)")
+            #expect(error.message.hasSuffix("appears twice in one object"), "\(text): \(error.message)")
+        }
+        // The same name in different objects is fine.
+        #expect(try value(#"{"a":{"a":1},"b":{"a":2}}"#) == .object(["a": .object(["a": .integer(1)]), "b": .object(["a": .integer(2)])]))
     }
 
     @Test("a formatted manifest-like document re-serialises to its canonical form")

@@ -158,7 +158,20 @@ struct KeyInteropTests {
         // ssh-keygen accepts the line and computes the same OpenSSH fingerprint as from the PEM.
         let listed = try box.must("ssh-keygen", "-l", "-f", "key.pub").out
         #expect(listed.contains("me@host"))
-        if type != "ed25519" {
+        if type == "ed25519" {
+            // ssh-keygen (OpenSSH 9) reads no Ed25519 PEM, so the key blob is checked against
+            // RFC 8709's layout built from openssl's raw public key (the SPKI's last 32 bytes);
+            // sshKeygenEd25519Line compares with ssh-keygen's own line for one key.
+            try box.must("openssl", "pkey", "-in", "key.pem", "-pubout", "-outform", "DER", "-out", "spki.der")
+            let spki = try box.read("spki.der")
+            try #require(spki.count == 44, "an Ed25519 SPKI is 44 bytes")
+            var blob = Data([0, 0, 0, 11])
+            blob.append(contentsOf: Array("ssh-ed25519".utf8))
+            blob.append(contentsOf: [0, 0, 0, 32])
+            blob.append(contentsOf: spki.suffix(32))
+            let fields = line.out.split(whereSeparator: \.isWhitespace).map(String.init)
+            #expect(fields == ["ssh-ed25519", blob.base64EncodedString(), "me@host"], "\(line.out)")
+        } else {
             // ssh-keygen converts our line to PKCS#8/SPKI PEM that equals openssl's.
             let exported = try box.must("ssh-keygen", "-e", "-m", "PKCS8", "-f", "key.pub").out
             #expect(exported == (try box.must("openssl", "pkey", "-in", "key.pem", "-pubout").out))
@@ -167,6 +180,35 @@ struct KeyInteropTests {
             let imported = try box.must("ssh-keygen", "-i", "-m", "PKCS8", "-f", "pub.pem").out
             #expect(imported.split(whereSeparator: \.isWhitespace).prefix(2) == line.out.split(whereSeparator: \.isWhitespace).prefix(2))
         }
+    }
+
+    @Test("an Ed25519 key made by ssh-keygen: signet's OpenSSH line carries the key ssh-keygen -y prints")
+    func sshKeygenEd25519Line() throws {
+        let box = try Sandbox()
+        try box.must("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test", "-f", "id")
+        // ssh-keygen writes Ed25519 private keys only in its own format (which signet refuses);
+        // python's cryptography re-encodes the same key as PKCS#8 PEM.
+        let pem = try box.must(
+            "python3", "-c",
+            """
+            import sys
+            from cryptography.hazmat.primitives import serialization as s
+            key = s.load_ssh_private_key(open(sys.argv[1], 'rb').read(), None)
+            sys.stdout.write(key.private_bytes(s.Encoding.PEM, s.PrivateFormat.PKCS8, s.NoEncryption()).decode())
+            """,
+            "id")
+        try box.write("key.pem", pem.stdout)
+        let ours = try box.signet("key", "public", "key.pem", "--format", "openssh", "--comment", "me@host")
+        #expect(ours.status == 0, "\(ours)")
+        let theirs = try box.must("ssh-keygen", "-y", "-f", "id").out
+        let ourFields = ours.out.split(whereSeparator: \.isWhitespace).map(String.init)
+        let theirFields = theirs.split(whereSeparator: \.isWhitespace).map(String.init)
+        try #require(ourFields.count == 3 && theirFields.count >= 2, "ours: \(ours.out) theirs: \(theirs)")
+        #expect(ourFields[0] == "ssh-ed25519")
+        #expect(ourFields[1] == theirFields[1], "the key blob differs from ssh-keygen -y's")
+        #expect(ourFields[2] == "me@host")
+        // The blob is also the one in the .pub file ssh-keygen wrote.
+        #expect(try box.readText("id.pub").split(whereSeparator: \.isWhitespace).map(String.init).prefix(2) == ourFields.prefix(2))
     }
 
     @Test("keys made by ssh-keygen are read by signet", arguments: [("rsa", "2048"), ("ecdsa", "256"), ("ecdsa", "384"), ("ed25519", "256")])

@@ -251,7 +251,8 @@ struct RequestCLITests {
     static let crossCheck = #"""
         import base64, hashlib, hmac, re, sys, time
         from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa, utils
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
         alg, key_path, keyid, method, url, body_path, signed_path = sys.argv[1:8]
@@ -281,14 +282,37 @@ struct RequestCLITests {
                 '"@signature-params": ' + params,
             ]).encode()
 
-        if alg == "ed25519":
+        if alg != "hmac-sha256":
             key = serialization.load_pem_public_key(open(key_path, "rb").read())
-            assert isinstance(key, Ed25519PublicKey), type(key)
             spki = key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
             keyid = keyid or "sha256/" + base64.b64encode(hashlib.sha256(spki).digest()).decode()
+            if alg == "ed25519":
+                assert isinstance(key, Ed25519PublicKey), type(key)
+                verify = lambda data: key.verify(signature, data)
+            elif alg in ("rsa-pss-sha512", "rsa-v1_5-sha256"):
+                assert isinstance(key, rsa.RSAPublicKey), type(key)
+                assert len(signature) == key.key_size // 8, len(signature)
+                if alg == "rsa-pss-sha512":
+                    # RFC 9421 §3.3.1: PSS with SHA-512, MGF1 with SHA-512 and a 64-byte salt.
+                    scheme, digest_algorithm = padding.PSS(mgf=padding.MGF1(hashes.SHA512()), salt_length=64), hashes.SHA512()
+                else:
+                    scheme, digest_algorithm = padding.PKCS1v15(), hashes.SHA256()
+                verify = lambda data: key.verify(signature, data, scheme, digest_algorithm)
+            elif alg in ("ecdsa-p256-sha256", "ecdsa-p384-sha384"):
+                curve, size, digest_algorithm = {
+                    "ecdsa-p256-sha256": (ec.SECP256R1, 32, hashes.SHA256()),
+                    "ecdsa-p384-sha384": (ec.SECP384R1, 48, hashes.SHA384()),
+                }[alg]
+                assert isinstance(key, ec.EllipticCurvePublicKey) and isinstance(key.curve, curve), type(key)
+                # RFC 9421 §3.3.4/§3.3.5: the signature is r and s, each as a fixed-size big-endian integer.
+                assert len(signature) == 2 * size, "not a raw r||s ECDSA signature: %d bytes" % len(signature)
+                der = utils.encode_dss_signature(int.from_bytes(signature[:size], "big"), int.from_bytes(signature[size:], "big"))
+                verify = lambda data: key.verify(der, data, ec.ECDSA(digest_algorithm))
+            else:
+                raise SystemExit("the cross-check does not know " + alg)
             def check(data):
                 try:
-                    key.verify(signature, data)
+                    verify(data)
                     return True
                 except InvalidSignature:
                     return False

@@ -196,23 +196,57 @@ struct MinisignParserRefusalTests {
         expectMinisignError(.environment, "encrypted") { _ = try parse(Array(text: encrypted)).decrypt(passphrase: nil) }
     }
 
-    @Test("random damage to every byte of every format never crashes")
+    @Test("seeded random damage to every format never crashes, and most of it is refused")
     func fuzz() throws {
         let fixture = try Self.fixture()
-        var generator = SystemRandomNumberGenerator()
-        for text in [fixture.publicKey, fixture.secretKey, fixture.prehashedSignature, fixture.legacySignature] {
+        // Seeded (SplitMix64), so a failure replays: the messages name the seed, format and iteration.
+        let seed: UInt64 = 0x6D69_6E69_7369_676E
+        var random = ParserFuzzTests.SplitMix(state: seed)
+        let formats = [
+            ("public key", fixture.publicKey), ("secret key", fixture.secretKey),
+            ("prehashed signature", fixture.prehashedSignature), ("legacy signature", fixture.legacySignature),
+        ]
+        for (format, text) in formats {
             let original = Array(text: text)
-            for _ in 0..<300 {
+            // The format's own parser accepts the undamaged file (else the count below means nothing).
+            #expect(Self.ownParserAccepts(format, original), "\(format): the undamaged fixture is refused")
+            var refused = 0
+            for iteration in 0..<300 {
+                let replay = "seed \(seed), \(format), iteration \(iteration)"
                 var bytes = original
-                for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                    let index = Int.random(in: 0..<bytes.count, using: &generator)
-                    bytes[index] = UInt8.random(in: 0...255, using: &generator)
+                for _ in 0..<(1 + Int(random.next() % 4)) {
+                    bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
                 }
-                if Bool.random(using: &generator) { bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator))) }
-                _ = try? MinisignPublicKey(fileContents: bytes, source: "fuzz")
-                _ = try? MinisignSignature(fileContents: bytes, source: "fuzz")
-                _ = try? MinisignSecretKeyFile(fileContents: bytes, source: "fuzz").decrypt(passphrase: nil)
+                if random.next() & 1 == 1 { bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count + 1)))) }
+                // Every parser sees every damaged format; a refusal must say something.
+                for parser in ["public key", "prehashed signature", "secret key"] {
+                    if let error = Self.refusal(parser, bytes) {
+                        #expect(!error.description.isEmpty, "\(replay), parsed as \(parser)")
+                    }
+                }
+                if !Self.ownParserAccepts(format, bytes) { refused += 1 }
             }
+            // About half the inputs are truncated, which no format survives: the damage reaches the parser.
+            #expect(refused >= 60, "\(format): only \(refused) of 300 damaged files refused (seed \(seed))")
+        }
+    }
+
+    /// Whether the parser for `format` accepts `bytes` (a secret key must also open).
+    static func ownParserAccepts(_ format: String, _ bytes: [UInt8]) -> Bool {
+        refusal(format, bytes) == nil
+    }
+
+    /// The error the parser for `format` throws for `bytes`, or nil when it accepts them.
+    static func refusal(_ format: String, _ bytes: [UInt8]) -> SignetCoreError? {
+        do throws(SignetCoreError) {
+            switch format {
+            case "public key": _ = try MinisignPublicKey(fileContents: bytes, source: "fuzz")
+            case "secret key": _ = try MinisignSecretKeyFile(fileContents: bytes, source: "fuzz").decrypt(passphrase: nil)
+            default: _ = try MinisignSignature(fileContents: bytes, source: "fuzz")
+            }
+            return nil
+        } catch {
+            return error
         }
     }
 }

@@ -17,11 +17,24 @@ struct ParserFuzzTests {
         }
     }
 
+    /// The fixed keys (Vectors/keys) the inputs are made from: with a fixed seed, every run
+    /// mutates the same bytes, so a failure replays exactly.
+    static func fixtureKeys() throws -> [PrivateKey] {
+        var keys: [PrivateKey] = []
+        for name in ["rsa2048.pem", "p256.pem", "p384.pem", "ed25519.pem"] {
+            let decoded = try KeyDecoder.decode(KeyTestSupport.fixture(name), source: name, policy: .strict)
+            keys.append(try #require(decoded.privateKeyValue, "\(name) holds no private key"))
+        }
+        return keys
+    }
+
+    /// The passphrases of the encrypted fixtures (Vectors/keys/README.md).
+    static let fixturePassphrases = ["correct horse battery staple", "signet-test"]
+
     /// Valid encodings of every kind, to mutate.
     static func seeds() throws -> [[UInt8]] {
         var seeds: [[UInt8]] = []
-        for type in [KeyGenerationType.rsa2048, .p256, .p384, .ed25519] {
-            let key = try PrivateKey.generate(type)
+        for key in try fixtureKeys() {
             for format in PrivateKeyFormat.allCases {
                 if let encoded = try? key.encoded(as: format) { seeds.append(encoded) }
             }
@@ -29,8 +42,9 @@ struct ParserFuzzTests {
                 if let encoded = try? key.publicKey.encoded(as: format) { seeds.append(encoded) }
             }
         }
-        let encrypted = try PrivateKey.generate(.p256).encoded(as: .der, passphrase: SecretBytes(Array("pass".utf8)))
-        seeds.append(encrypted)
+        // Encrypted PKCS#8, PEM and DER (fixed files: a fresh encryption would have a random salt).
+        seeds.append(try KeyTestSupport.fixture("p256-pbes2-aes256-sha256.pem"))
+        seeds.append(try KeyTestSupport.fixture("p384-pbes2-aes192-sha512.der"))
         return seeds
     }
 
@@ -57,18 +71,21 @@ struct ParserFuzzTests {
     @Test("mutated keys in every format never crash the decoder")
     func mutatedKeys() throws {
         let seeds = try Self.seeds()
-        var random = SplitMix(state: 0x5167_6E65_7400_0001)
+        let seed: UInt64 = 0x5167_6E65_7400_0001
+        var random = SplitMix(state: seed)
         var rejected = 0
         for iteration in 0..<4000 {
             let input = Self.mutate(seeds[iteration % seeds.count], using: &random)
             do {
                 let decoded = try KeyDecoder.decode(input, source: "fuzz", policy: .strict)
                 if decoded.needsPassphrase {
-                    _ = try? decoded.decrypt(passphrase: SecretBytes(Array("pass".utf8)), source: "fuzz")
+                    for passphrase in Self.fixturePassphrases {
+                        _ = try? decoded.decrypt(passphrase: SecretBytes(Array(passphrase.utf8)), source: "fuzz")
+                    }
                 }
             } catch {
                 rejected += 1
-                #expect(!error.description.isEmpty)
+                #expect(!error.description.isEmpty, "seed \(seed), iteration \(iteration)")
             }
         }
         // Most mutations must be caught; if none were, the mutator is not reaching the parsers.
@@ -95,13 +112,16 @@ struct ParserFuzzTests {
     func randomSignatures() throws {
         var random = SplitMix(state: 7)
         let message = Array("message".utf8)
-        for type in [KeyGenerationType.rsa2048, .p256, .p384, .ed25519] {
-            let key = try PrivateKey.generate(type).publicKey
+        for key in try Self.fixtureKeys().map(\.publicKey) {
             for algorithm in SignatureAlgorithm.fitting(key.kind) {
                 let verifier = try PublicKeyVerifier(key: key, algorithm: algorithm)
                 for length in [0, 1, 8, 63, 64, 65, 70, 71, 72, 96, 102, 104, 255, 256, 257, 1000] {
                     let signature = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-                    #expect(throws: SignetCoreError.self) { try verifier.verify(signature: signature, message: message) }
+                    // Wrong length, not DER, or not valid: always "does not verify", never another error.
+                    let error = try #require(throws: SignetCoreError.self, "seed 7, \(algorithm.rawValue), \(length) random bytes") {
+                        try verifier.verify(signature: signature, message: message)
+                    }
+                    #expect(error.errorCase == .signatureInvalid, "seed 7, \(algorithm.rawValue), \(length) random bytes: \(error)")
                 }
             }
         }

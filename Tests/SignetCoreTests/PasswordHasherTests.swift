@@ -7,6 +7,14 @@ private let cheap = PasswordHasher(algorithm: .scrypt(logN: 10, r: 8, p: 1))
 
 private func pw(_ text: String) -> SecretBytes { SecretBytes(Array(text.utf8)) }
 
+/// A well-formed salt ("saltsaltsaltsalt", 16 bytes) and hash (32 bytes) for the refusal cases.
+private let phcSalt = "c2FsdHNhbHRzYWx0c2FsdA"
+private let phcHash = "aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
+private let notPHC = "not a PHC string ($id$parameters$salt$hash)"
+
+/// The refusal of a stored hash that is not acceptable: always `.malformed` from "password hash".
+private func phcMalformed(_ detail: String) -> SignetCoreError { .malformed(source: "password hash", detail: detail) }
+
 @Suite("PasswordHasher and PHC strings")
 struct PasswordHasherTests {
     @Test("the default is OWASP's scrypt N=2^17, r=8, p=1 with a 16-byte salt and 32-byte hash")
@@ -69,46 +77,75 @@ struct PasswordHasherTests {
     @Test("empty and over-long passwords are refused; 1024 bytes are accepted")
     func lengthBounds() throws {
         #expect(throws: SignetCoreError.invalidArgument(detail: "the password is empty")) { try cheap.hash(SecretBytes([])) }
-        #expect(throws: SignetCoreError.self) { try cheap.hash(SecretBytes([UInt8](repeating: 0x61, count: 1025))) }
+        let tooLong = SignetCoreError.invalidArgument(detail: "the password is longer than 1024 bytes")
+        #expect(throws: tooLong) { try cheap.hash(SecretBytes([UInt8](repeating: 0x61, count: 1025))) }
         let stored = try cheap.hash(SecretBytes([UInt8](repeating: 0x61, count: 1024)))
         #expect(try cheap.verify(SecretBytes([UInt8](repeating: 0x61, count: 1024)), against: stored))
-        #expect(throws: SignetCoreError.self) { try cheap.verify(SecretBytes([]), against: stored) }
+        #expect(throws: SignetCoreError.invalidArgument(detail: "the password is empty")) { try cheap.verify(SecretBytes([]), against: stored) }
+        #expect(throws: tooLong) { try cheap.verify(SecretBytes([UInt8](repeating: 0x61, count: 1025)), against: stored) }
     }
 
-    @Test("stored costs beyond the bounds are refused before any work")
-    func costBounds() {
-        let salt = "c2FsdHNhbHRzYWx0c2FsdA"
-        let hash = "aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
-        for parameters in ["ln=20,r=32,p=1", "ln=21,r=8,p=1", "ln=17,r=8,p=17", "ln=0,r=8,p=1", "ln=17,r=0,p=1"] {
-            #expect(throws: SignetCoreError.self, "\(parameters)") {
-                try cheap.verify(pw("x"), against: "$scrypt$\(parameters)$\(salt)$\(hash)")
-            }
-        }
-        #expect(throws: SignetCoreError.self) { try cheap.verify(pw("x"), against: "$pbkdf2-sha256$i=10000001$\(salt)$\(hash)") }
-        #expect(throws: SignetCoreError.self) { try cheap.verify(pw("x"), against: "$pbkdf2-sha256$i=0$\(salt)$\(hash)") }
+    /// Costs out of bounds and the exact refusal each gets (a stored hash that asks for too
+    /// much is malformed input, not a bad command line).
+    static let costCases: [(String, SignetCoreError)] = [
+        ("$scrypt$ln=20,r=32,p=1", phcMalformed("scrypt parameters ln=20,r=32,p=1 need more than 256 MiB of memory (128 · r · N · p)")),
+        ("$scrypt$ln=20,r=8,p=1", phcMalformed("scrypt parameters ln=20,r=8,p=1 need more than 256 MiB of memory (128 · r · N · p)")),
+        ("$scrypt$ln=21,r=8,p=1", phcMalformed("parameter ln=21 is not an integer from 1 to 20")),
+        ("$scrypt$ln=17,r=8,p=17", phcMalformed("parameter p=17 is not an integer from 1 to 16")),
+        ("$scrypt$ln=0,r=8,p=1", phcMalformed("parameter ln=0 is not an integer from 1 to 20")),
+        ("$scrypt$ln=17,r=0,p=1", phcMalformed("parameter r=0 is not an integer from 1 to 32")),
+        ("$scrypt$ln=17,r=33,p=1", phcMalformed("parameter r=33 is not an integer from 1 to 32")),
+        ("$pbkdf2-sha256$i=10000001", phcMalformed("parameter i=10000001 is not an integer from 1 to 10000000")),
+        ("$pbkdf2-sha256$i=0", phcMalformed("parameter i=0 is not an integer from 1 to 10000000")),
+    ]
+
+    @Test("stored costs beyond the bounds are refused before any work", arguments: PasswordHasherTests.costCases)
+    func costBounds(_ prefix: String, _ expected: SignetCoreError) {
+        let stored = "\(prefix)$\(phcSalt)$\(phcHash)"
+        #expect(throws: expected, "\(stored)") { try cheap.verify(pw("x"), against: stored) }
+        #expect(throws: expected, "\(stored)") { try cheap.needsRehash(stored) }
     }
 
-    @Test("malformed PHC strings are refused with a precise error", arguments: [
-        "", "$", "$scrypt", "$scrypt$ln=10,r=8,p=1", "$scrypt$ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA",
-        "scrypt$ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=10,r=8,p=1$c2Fsd!NhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=10,ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=10,r=8,p=1,x=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=010,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=ten,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=99999999999999999999,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=10,r=8,p=$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=10 r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$v=19$ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=10,r=8,p=1$c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$scrypt$ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaA",
-        "$SCRYPT$ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$md5$i=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-        "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
-    ])
-    func malformed(_ text: String) {
-        #expect(throws: SignetCoreError.self, "\(text)") { try cheap.verify(pw("x"), against: text) }
+    /// Each malformed string and the exact refusal it gets: the first thing wrong, in the
+    /// order PHCString, PasswordHashAlgorithm and PasswordHasher check.
+    static let malformedCases: [(String, SignetCoreError)] = [
+        ("", phcMalformed(notPHC)),
+        ("$", phcMalformed(notPHC)),
+        ("$scrypt", phcMalformed(notPHC)),
+        ("$scrypt$ln=10,r=8,p=1", phcMalformed(notPHC)),
+        ("$scrypt$ln=10,r=8,p=1$\(phcSalt)", phcMalformed(notPHC)),
+        ("scrypt$ln=10,r=8,p=1$\(phcSalt)$\(phcHash)", phcMalformed(notPHC)),
+        ("$scrypt$ln=10,r=8,p=1$\(phcSalt)==$\(phcHash)", phcMalformed("the salt is not base64 without padding")),
+        ("$scrypt$ln=10,r=8,p=1$c2Fsd!NhbHRzYWx0c2FsdA$\(phcHash)", phcMalformed("the salt is not base64 without padding")),
+        ("$scrypt$ln=10,r=8,p=1$\(phcSalt)$\(phcHash)==", phcMalformed("the hash is not base64 without padding")),
+        ("$scrypt$ln=10,ln=10,r=8,p=1$\(phcSalt)$\(phcHash)", phcMalformed("parameter 'ln' appears twice")),
+        ("$scrypt$ln=10,r=8,p=1,x=1$\(phcSalt)$\(phcHash)", phcMalformed("unknown scrypt parameter 'x'")),
+        ("$scrypt$ln=010,r=8,p=1$\(phcSalt)$\(phcHash)", phcMalformed("parameter ln=010 is not an integer from 1 to 20")),
+        ("$scrypt$ln=ten,r=8,p=1$\(phcSalt)$\(phcHash)", phcMalformed("parameter ln=ten is not an integer from 1 to 20")),
+        (
+            "$scrypt$ln=99999999999999999999,r=8,p=1$\(phcSalt)$\(phcHash)",
+            phcMalformed("parameter ln=99999999999999999999 is not an integer from 1 to 20")
+        ),
+        ("$scrypt$ln=10,r=8,p=$\(phcSalt)$\(phcHash)", phcMalformed("bad parameter 'p=' (expected name=value)")),
+        ("$scrypt$ln=10,r=8$\(phcSalt)$\(phcHash)", phcMalformed("scrypt hash without the parameter 'p'")),
+        ("$scrypt$ln=10 r=8,p=1$\(phcSalt)$\(phcHash)", phcMalformed("contains white space or a character outside printable ASCII")),
+        ("$scrypt$v=19$ln=10,r=8,p=1$\(phcSalt)$\(phcHash)", phcMalformed("scrypt hashes have no version segment")),
+        ("$scrypt$ln=10,r=8,p=1$c2FsdA$\(phcHash)", phcMalformed("salt of 4 bytes (8 to 64 are accepted)")),
+        ("$scrypt$ln=10,r=8,p=1$\(phcSalt)$aGFzaA", phcMalformed("hash of 4 bytes (16 to 64 are accepted)")),
+        ("$SCRYPT$ln=10,r=8,p=1$\(phcSalt)$\(phcHash)", phcMalformed("bad function identifier 'SCRYPT'")),
+        (
+            "$md5$i=1$\(phcSalt)$\(phcHash)",
+            SignetCoreError.unsupported(source: "password hash", detail: "the function 'md5' (supported: scrypt, pbkdf2-sha256)")
+        ),
+        (
+            "$argon2id$v=19$m=65536,t=3,p=4$\(phcSalt)$\(phcHash)",
+            SignetCoreError.unsupported(source: "password hash", detail: "the function 'argon2id' (supported: scrypt, pbkdf2-sha256)")
+        ),
+    ]
+
+    @Test("malformed PHC strings are refused with a precise error", arguments: PasswordHasherTests.malformedCases)
+    func malformed(_ text: String, _ expected: SignetCoreError) {
+        #expect(throws: expected, "\(text)") { try cheap.verify(pw("x"), against: text) }
     }
 
     @Test("oversized input is refused before parsing")
@@ -124,15 +161,8 @@ struct PasswordHasherTests {
         let phc = try PHCString(parsing: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g")
         #expect(phc.version == "19")
         #expect(phc.description.hasPrefix("$argon2id$v=19$m=65536,t=3,p=4$"))
-        do {
-            _ = try PasswordHashAlgorithm(phc: phc)
-            Issue.record("argon2id was accepted")
-        } catch {
-            guard case .unsupported = error else {
-                Issue.record("expected .unsupported, got \(error)")
-                return
-            }
-            #expect(error.category == .malformedInput)
-        }
+        let error = try #require(throws: SignetCoreError.self) { try PasswordHashAlgorithm(phc: phc) }
+        #expect(error == .unsupported(source: "password hash", detail: "the function 'argon2id' (supported: scrypt, pbkdf2-sha256)"))
+        #expect(error.category == .malformedInput)
     }
 }

@@ -118,7 +118,7 @@ struct Reply: Sendable, CustomStringConvertible {
 ///
 /// - `GET /open/hello`: pass-through authenticator; answers `anonymous` or `signed by KEYID`.
 /// - `POST /small/echo`: rejecting authenticator that reads at most 1 KiB of body.
-/// - `GET /hello`, `POST /echo`, `POST /echo2`: rejecting authenticator; set `X-Signed-By`.
+/// - `GET /hello`, `POST /echo`, `PUT /echo`, `POST /echo2`: rejecting authenticator; set `X-Signed-By`.
 enum TestRoutes {
     static let smallBodyLimit = 1024
 
@@ -141,6 +141,9 @@ enum TestRoutes {
             return Response(status: .ok, headers: [.signedBy: identity.keyID], body: ResponseBody(byteBuffer: ByteBuffer(string: "hello")))
         }
         router.post("echo") { request, context -> Response in try await echo(request, context) }
+        // PUT /echo exists too, so a request whose method was changed from POST to PUT reaches
+        // the authenticator (an unrouted method would be a 404 before any signature check).
+        router.put("echo") { request, context -> Response in try await echo(request, context) }
         router.post("echo2") { request, context -> Response in try await echo(request, context) }
         return router
     }

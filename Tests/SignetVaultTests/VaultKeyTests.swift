@@ -202,9 +202,12 @@ import Testing
 
         var changed = Self.message
         changed[0] ^= 1
-        #expect(throws: SignetCoreError.self) {
+        let tampered = try #require(throws: SignetCoreError.self) {
             try PublicKeyVerifier(key: publicKey, algorithm: signer.algorithm).verify(signature: signature, message: changed)
         }
+        #expect(
+            tampered == .signatureInvalid(detail: "signature is not valid (\(signer.algorithm.rawValue), key \(key.publicKey.fingerprint))"),
+            "\(type): \(tampered)")
     }
 
     @Test("the key source passes the algorithm on and refuses one that does not fit")
@@ -217,7 +220,12 @@ import Testing
         #expect(pss.algorithm == .rsaPSSSHA512)
         let signature = try await pss.sign(message: Self.message)
         try PublicKeyVerifier(key: pss.publicKey, algorithm: .rsaPSSSHA512).verify(signature: signature, message: Self.message)
-        await #expect(throws: SignetCoreError.self) { try await resolver.signer("vault:s/rsa", algorithm: .ed25519) }
+        let unfitting = try await #require(throws: SignetCoreError.self) { try await resolver.signer("vault:s/rsa", algorithm: .ed25519) }
+        #expect(
+            unfitting == .algorithmMismatch(
+                algorithm: "ed25519", keyDescription: "an RSA-2048 key",
+                hint: "use rsa-v1_5-sha256, rsa-v1_5-sha512, rsa-pss-sha256, rsa-pss-sha512"),
+            "\(unfitting)")
     }
 
     /// Counts how often the key source opens the vault.

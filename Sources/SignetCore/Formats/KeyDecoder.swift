@@ -44,7 +44,7 @@ public enum KeyDecoder {
         return try decodeRaw(bytes, source: source, policy: policy, wasBase64: false)
     }
 
-    private static func decodePEM(_ text: String, source: String, policy: KeyPolicy) throws(SignetCoreError) -> DecodedKey {
+    static func decodePEM(_ text: String, source: String, policy: KeyPolicy) throws(SignetCoreError) -> DecodedKey {
         let blocks = try PEM.decode(text, source: source).filter { $0.label != "EC PARAMETERS" }
         guard let block = blocks.first else {
             throw SignetCoreError.malformed(source: source, detail: "the PEM document holds only EC parameters, no key")
@@ -76,7 +76,7 @@ public enum KeyDecoder {
     }
 
     /// The shape of a DER SEQUENCE, from the types of its first fields.
-    private static func decodeDER(_ der: [UInt8], source: String, policy: KeyPolicy) throws(SignetCoreError) -> DecodedKey {
+    static func decodeDER(_ der: [UInt8], source: String, policy: KeyPolicy) throws(SignetCoreError) -> DecodedKey {
         let fields: [ASN1Node]
         do {
             let root = try DER.parse(der)
@@ -116,7 +116,7 @@ public enum KeyDecoder {
     }
 
     /// DER, an X9.63 EC point (iOS), `04‖X‖Y‖D` (iOS EC private), or a raw Ed25519 key.
-    private static func decodeRaw(_ raw: [UInt8], source: String, policy: KeyPolicy, wasBase64: Bool) throws(SignetCoreError) -> DecodedKey {
+    static func decodeRaw(_ raw: [UInt8], source: String, policy: KeyPolicy, wasBase64: Bool) throws(SignetCoreError) -> DecodedKey {
         // 32 base64 bytes are an Ed25519 public key whatever the first byte is: no supported DER
         // structure is that short, so a leading 0x30 must not send it to the DER decoder.
         if wasBase64, raw.count == 32 { return .publicKey(try KeyMaterial.ed25519PublicKey(raw: raw, source: source)) }
