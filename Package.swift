@@ -121,29 +121,36 @@ let package = Package(
             name: "signet-fuzz",
             dependencies: ["SignetFuzzTargets"]
         ),
+        // Test support shared by every test target: temporary folders, running processes, the
+        // built `signet` binary and python3, requiring errors of a type, vector files, clocks.
+        // Generic on purpose: it imports no Signet module.
+        .target(
+            name: "SignetTestSupport",
+            path: "Tests/SignetTestSupport"
+        ),
         .testTarget(
             name: "SignetCoreTests",
-            dependencies: ["SignetCore"],
+            dependencies: ["SignetCore", "SignetTestSupport"],
             resources: [.copy("Vectors")]
         ),
         .testTarget(
             name: "SignetVaultTests",
-            dependencies: ["SignetVault"]
+            dependencies: ["SignetVault", "SignetTestSupport"]
         ),
         .testTarget(
             name: "SignetBundleTests",
-            dependencies: ["SignetBundle", "SignetCore"]
+            dependencies: ["SignetBundle", "SignetCore", "SignetTestSupport"]
         ),
         .testTarget(
             name: "SignetHTTPTests",
-            dependencies: ["SignetHTTP", "SignetCore", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")],
+            dependencies: ["SignetHTTP", "SignetCore", "SignetTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")],
             resources: [.copy("Vectors")]
         ),
         // A real Hummingbird server on loopback, spoken to with AsyncHTTPClient and the CLI.
         .testTarget(
             name: "SignetHummingbirdTests",
             dependencies: [
-                "SignetHummingbird", "SignetHTTPClient", "SignetHTTP", "SignetCore",
+                "signet", "SignetHummingbird", "SignetHTTPClient", "SignetHTTP", "SignetCore", "SignetTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -158,7 +165,7 @@ let package = Package(
         // opens vaults the CLI wrote with the library to check them.
         .testTarget(
             name: "SignetCLITests",
-            dependencies: ["signet", "SignetCore", "SignetVault", "SignetBundle"]
+            dependencies: ["signet", "SignetCore", "SignetVault", "SignetBundle", "SignetTestSupport"]
         ),
         // Replays Fuzz/corpus/<target>/ and Fuzz/regressions/<target>/ through every fuzz target.
         .testTarget(

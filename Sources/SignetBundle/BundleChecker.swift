@@ -15,13 +15,18 @@ import Darwin
 /// regular, inside real folders, with the listed size and SHA-256 (and matching
 /// `user.signet.sha256` attribute where there is one), with no file added.
 public struct BundleChecker: Sendable {
+    /// The trust root the kept manifest's signatures are checked against now, which may have been
+    /// rotated since the tree was extracted.
     public var trust: TrustRoot
+    /// Bounds on the kept manifest, its signatures and the listed paths.
     public var limits: BundleLimits
     /// The moment expiry is judged at.
     public var now: Date
     /// The product the caller expects; a tree of any other name is refused.
     public var expectedName: String?
 
+    /// A checker for trees signed under `trust`; `now` is the moment expiry is judged at, and
+    /// `expectedName`, when set, the only bundle name accepted.
     public init(trust: TrustRoot, limits: BundleLimits = BundleLimits(), now: Date = Date(), expectedName: String? = nil) {
         self.trust = trust
         self.limits = limits

@@ -12,12 +12,22 @@ public struct BundleCreator: Sendable {
     /// Called with the number of bytes just added.
     public typealias Progress = @Sendable (Int) -> Void
 
+    /// The bundle's name: 1–128 of `A–Z a–z 0–9 . _ -`, not starting with `.` or `-`. Rollback
+    /// protection is per name.
     public var name: String
+    /// The release number, 1 to 2^53; each release of a name must be greater than the last one a
+    /// verifier accepted.
     public var version: Int64
+    /// When verifiers start refusing the bundle; nil for never.
     public var expires: Date?
+    /// The creation time written to the manifest, to the second.
     public var created: Date
+    /// Bounds the inputs are held to (number of files, total size, path length), so that a bundle
+    /// is never made that verifiers with the same limits would refuse.
     public var limits: BundleLimits
 
+    /// A creator of release `version` of `name`. Name and version are checked when the bundle is
+    /// made, not here.
     public init(name: String, version: Int64, expires: Date? = nil, created: Date = Date(), limits: BundleLimits = BundleLimits()) {
         self.name = name
         self.version = version
@@ -86,19 +96,9 @@ public struct BundleCreator: Sendable {
         if !overwrite, BundleFiles.lstatMode(output) != nil { throw BundleError.outputExists(path: output) }
         let files = try collect(inputs)
 
-        let folder = AtomicFile.parentFolder(of: output)
-        let base = output.split(separator: "/").last.map(String.init) ?? output
-        var template = Array("\(folder)/.\(base).signet-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw BundleFiles.error(output) }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var committed = false
-        defer {
-            close(fd)
-            if !committed { unlink(temporary) }
-        }
-        fchmod(fd, 0o644)
-        var writer = ZipWriter(fd: fd, path: output)
+        let file: AtomicFileWriter
+        do { file = try AtomicFileWriter(path: output, permissions: .standard) } catch { throw BundleError(writing: error) }
+        var writer = ZipWriter(fd: file.fileDescriptor, path: output)
         var listed: [BundleManifest.File] = []
         var total: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileInput.chunkSize, alignment: 16)
@@ -131,18 +131,7 @@ public struct BundleCreator: Sendable {
         try writer.add(name: BundleLayout.manifestEntry, bytes: manifestBytes)
         try writer.add(name: BundleLayout.signaturesEntry, bytes: SignatureList.bytes(signatures))
         try writer.finish()
-        guard fsync(fd) == 0 else { throw BundleFiles.error(output) }
-        if overwrite {
-            guard rename(temporary, output) == 0 else { throw BundleFiles.error(output) }
-        } else {
-            guard link(temporary, output) == 0 else {
-                if errno == EEXIST { throw BundleError.outputExists(path: output) }
-                throw BundleFiles.error(output)
-            }
-            unlink(temporary)
-        }
-        committed = true
-        AtomicFile.syncFolder(folder)
+        do { try file.commit(overwrite: overwrite) } catch { throw BundleError(writing: error) }
         return manifest
     }
 }
@@ -151,4 +140,15 @@ public struct BundleCreator: Sendable {
 enum BundleLayout {
     static let manifestEntry = BundlePath.reservedFolder + "/manifest.json"
     static let signaturesEntry = BundlePath.reservedFolder + "/signatures.json"
+}
+
+extension BundleError {
+    /// The bundle error for a failed atomic write of an output.
+    init(writing error: SignetCoreError) {
+        switch error {
+        case .outputExists(let path): self = .outputExists(path: path)
+        case .io(let path, let detail): self = .io(path: path, detail: detail)
+        default: self = .io(path: "", detail: error.description)
+        }
+    }
 }

@@ -11,8 +11,11 @@ import Darwin
 /// only a complete, verified tree is renamed into place. The destination is never half
 /// written, and on any failure it is left as it was.
 public struct BundleExtractor: Sendable {
+    /// What the bundle must pass (trust root, limits, expected name, expiry) before anything is
+    /// put in place.
     public var verifier: BundleVerifier
 
+    /// An extractor that writes only bundles `verifier` accepts.
     public init(verifier: BundleVerifier) {
         self.verifier = verifier
     }

@@ -16,5 +16,6 @@ public struct BundleLimits: Sendable, Equatable {
     /// Signet writes stored entries, ratio 1; compressed ones are refused (see docs).
     public var maximumCompressionRatio: Int = 1
 
+    /// The default bounds, as listed on each property.
     public init() {}
 }

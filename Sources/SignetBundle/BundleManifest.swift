@@ -17,6 +17,7 @@ public struct BundleManifest: Sendable, Equatable {
         /// The SHA-256 of the content.
         public var sha256: [UInt8]
 
+        /// A listed file: its `path` inside the bundle, its `size` in bytes and the SHA-256 of its content.
         public init(path: String, size: Int64, sha256: [UInt8]) {
             self.path = path
             self.size = size
@@ -35,6 +36,8 @@ public struct BundleManifest: Sendable, Equatable {
     /// The files, sorted by path.
     public var files: [File]
 
+    /// A manifest of `files`, which are sorted by the UTF-8 bytes of their paths (the order they
+    /// are signed in). Nothing is validated here.
     public init(name: String, version: Int64, created: Date, expires: Date?, files: [File]) {
         self.name = name
         self.version = version

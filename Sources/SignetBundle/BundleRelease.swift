@@ -1,10 +1,14 @@
 /// One release of a bundle as rollback protection sees it: its name, version and the SHA-256
 /// of its exact manifest bytes.
 public struct BundleRelease: Sendable, Equatable {
+    /// The bundle's name.
     public let name: String
+    /// The release number.
     public let version: Int64
+    /// SHA-256 of the exact manifest bytes: what tells two releases of the same version apart.
     public let manifestDigest: [UInt8]
 
+    /// Release `version` of `name`, whose manifest bytes have the SHA-256 `manifestDigest`.
     public init(name: String, version: Int64, manifestDigest: [UInt8]) {
         self.name = name
         self.version = version

@@ -3,10 +3,15 @@ import SignetCore
 /// One signature over a manifest or a trust root: which key (its SPKI fingerprint), which
 /// algorithm, and the signature bytes.
 public struct BundleSignature: Sendable, Equatable {
+    /// The signing key: the SHA-256 fingerprint of its SPKI (`sha256/<base64>`).
     public var keyID: KeyFingerprint
+    /// The algorithm the signature was made with; never a MAC, which is refused when signing and
+    /// reading.
     public var algorithm: SignatureAlgorithm
+    /// The signature bytes as the signer made them (DER for ECDSA); base64 in the JSON.
     public var signature: [UInt8]
 
+    /// A signature by the key `keyID` with `algorithm`.
     public init(keyID: KeyFingerprint, algorithm: SignatureAlgorithm, signature: [UInt8]) {
         self.keyID = keyID
         self.algorithm = algorithm

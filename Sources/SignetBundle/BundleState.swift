@@ -12,6 +12,7 @@ public struct BundleState: Sendable {
     /// The folder; created (mode 0700) when missing.
     public let folder: String
 
+    /// The state kept in `folder`; nothing is read or created until it is used.
     public init(folder: String) {
         self.folder = folder
     }

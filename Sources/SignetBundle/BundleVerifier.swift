@@ -37,7 +37,9 @@ public struct BundleVerifier: Sendable {
     /// Called with the number of bytes just hashed.
     public typealias Progress = @Sendable (Int) -> Void
 
+    /// The pinned keys, each with its algorithm, and the threshold of them that must have signed.
     public var trust: TrustRoot
+    /// Bounds checked before anything is read into memory or written.
     public var limits: BundleLimits
     /// The moment expiry is judged at (an audit may choose another).
     public var now: Date
@@ -46,6 +48,8 @@ public struct BundleVerifier: Sendable {
     /// often sign several products (and betas); without this, one can stand in for another.
     public var expectedName: String?
 
+    /// A verifier for bundles signed under `trust`; `now` is the moment expiry is judged at, and
+    /// `expectedName`, when set, the only bundle name accepted.
     public init(trust: TrustRoot, limits: BundleLimits = BundleLimits(), now: Date = Date(), expectedName: String? = nil) {
         self.trust = trust
         self.limits = limits
@@ -183,7 +187,9 @@ protocol EntrySink: AnyObject {
 
 /// What a bundle says about itself, read without a trust root: nothing in it is verified.
 public struct BundleContents: Sendable {
+    /// The manifest as the bundle states it, unverified.
     public let manifest: BundleManifest
+    /// The signatures the bundle carries, none of them checked.
     public let signatures: [BundleSignature]
     /// The zip's entries besides Signet's own, with their sizes.
     public let entries: [(path: String, size: UInt64)]

@@ -2,8 +2,11 @@ import SignetCore
 
 /// A public key a client trusts to sign bundles, pinned with the one algorithm it may use.
 public struct TrustedKey: Sendable, Equatable {
+    /// The key that may sign.
     public let publicKey: PublicKey
+    /// The one algorithm the key's signatures may use; one by this key under any other does not count.
     public let algorithm: SignatureAlgorithm
+    /// The key's fingerprint, by which signatures name it.
     public var keyID: KeyFingerprint { publicKey.fingerprint }
 
     /// Pins `publicKey` to `algorithm` (nil: the key's default algorithm).
@@ -23,8 +26,12 @@ public struct TrustedKey: Sendable, Equatable {
 public struct TrustRoot: Sendable, Equatable {
     static let rootFormat = "signet-trust-root-v1"
 
+    /// The root's version, from 1; the next root must have exactly one more.
     public let version: Int64
+    /// How many distinct keys of ``keys`` must have signed a bundle or the next root: 1 to their
+    /// number.
     public let threshold: Int
+    /// The keys that may sign, each pinned to its algorithm; none listed twice.
     public let keys: [TrustedKey]
     /// Signatures over ``signedBytes`` by keys of the previous root (none for version 1).
     public let signatures: [BundleSignature]

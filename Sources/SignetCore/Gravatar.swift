@@ -3,6 +3,7 @@ public enum Gravatar {
     /// The hash that identifies an address. Gravatar documents SHA-256 today; MD5 is the
     /// legacy form that older clients still send.
     public enum Hash: Sendable {
+        /// SHA-256, the hash Gravatar documents today; the default.
         case sha256
         /// Legacy; MD5 is broken and only kept for old integrations.
         case legacyMD5

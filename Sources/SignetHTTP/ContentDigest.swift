@@ -7,7 +7,9 @@ import SignetCore
 public enum ContentDigest {
     /// The digest algorithms of RFC 9530 that Signet computes (the insecure ones are refused).
     public enum Algorithm: String, Sendable, CaseIterable {
+        /// SHA-256, written under the key `sha-256`.
         case sha256 = "sha-256"
+        /// SHA-512, written under the key `sha-512`.
         case sha512 = "sha-512"
     }
 
@@ -47,10 +49,10 @@ public enum ContentDigest {
         }
     }
 
-    /// Both digests of a body, as the verifier takes them; nil for an empty body (a message
-    /// without content).
-    public static func digests(of body: some Sequence<UInt8>) -> [Algorithm: [UInt8]]? {
-        var hasher = Hasher()
+    /// The digests of a body (both by default, as the verifier takes them); nil for an empty
+    /// body (a message without content).
+    public static func digests(of body: some Sequence<UInt8>, algorithms: Set<Algorithm> = [.sha256, .sha512]) -> [Algorithm: [UInt8]]? {
+        var hasher = Hasher(algorithms: algorithms)
         hasher.update(body)
         return hasher.byteCount == 0 ? nil : hasher.finalize()
     }

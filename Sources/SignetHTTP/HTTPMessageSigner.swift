@@ -31,6 +31,7 @@ public struct HTTPMessageSigner: Sendable {
     /// Where `created` comes from.
     public var clock: @Sendable () -> Date = Date.init
 
+    /// A signer with `key`; `keyID` nil means the public key's fingerprint (an HMAC key needs one).
     public init(key: HTTPSigningKey, keyID: String? = nil) {
         self.key = key
         self.keyID = keyID
@@ -40,7 +41,16 @@ public struct HTTPMessageSigner: Sendable {
     /// signature covers. Returns the signature input used.
     @discardableResult
     public func sign(_ request: inout HTTPRequest, body: [UInt8]? = nil) async throws -> SignatureInput {
-        let hasBody = Self.addContentDigest(to: &request.headerFields, body: body)
+        try await sign(&request, bodyDigests: ContentDigest.digests(of: body ?? [], algorithms: [.sha512]))
+    }
+
+    /// Signs a request whose body was hashed elsewhere — streamed from a file or a socket
+    /// with ``ContentDigest/Hasher``, as the verifier takes it: `bodyDigests` nil means no
+    /// body. A `Content-Digest` (SHA-512 where given, else SHA-256) is added unless the
+    /// request has one, and the default components cover it.
+    @discardableResult
+    public func sign(_ request: inout HTTPRequest, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?) async throws -> SignatureInput {
+        let hasBody = Self.addContentDigest(to: &request.headerFields, digests: bodyDigests)
         let defaults: [SignatureComponent] = [.method, .targetURI] + (hasBody ? [.contentDigest] : [])
         let (input, fields) = try await signatureFields(for: .request(request), defaults: defaults, existing: request.headerFields)
         request.headerFields.append(contentsOf: fields)
@@ -50,7 +60,7 @@ public struct HTTPMessageSigner: Sendable {
     /// Signs a response (components marked `req` come from `request`).
     @discardableResult
     public func sign(_ response: inout HTTPResponse, body: [UInt8]? = nil, answering request: HTTPRequest? = nil) async throws -> SignatureInput {
-        let hasBody = Self.addContentDigest(to: &response.headerFields, body: body)
+        let hasBody = Self.addContentDigest(to: &response.headerFields, digests: ContentDigest.digests(of: body ?? [], algorithms: [.sha512]))
         let defaults: [SignatureComponent] = [.status] + (hasBody ? [.contentDigest] : [])
         let (input, fields) = try await signatureFields(
             for: .response(response, answering: request), defaults: defaults, existing: response.headerFields)
@@ -69,7 +79,7 @@ public struct HTTPMessageSigner: Sendable {
             throw HTTPSignatureError.invalidArgument(detail: "the message already has a signature labelled \(label)")
         }
         guard let keyID = keyID ?? key.defaultKeyID else {
-            throw HTTPSignatureError.invalidArgument(detail: "an HMAC key needs a key id (--keyid)")
+            throw HTTPSignatureError.invalidArgument(detail: "an HMAC key needs a key id")
         }
         let created = Int64(clock().timeIntervalSince1970.rounded(.down))
         let parameters = SignatureParameters(
@@ -84,11 +94,12 @@ public struct HTTPMessageSigner: Sendable {
         return (input, [HTTPField(name: .signatureInput, value: inputValue), HTTPField(name: .signature, value: signatureValue)])
     }
 
-    /// Adds a SHA-512 `Content-Digest` for a non-empty body unless the fields have one;
-    /// returns whether there is a body.
-    private static func addContentDigest(to fields: inout HTTPFields, body: [UInt8]?) -> Bool {
-        guard let body, !body.isEmpty else { return false }
-        if fields[.contentDigest] == nil { fields[.contentDigest] = ContentDigest.fieldValue(for: body) }
+    /// Adds a `Content-Digest` (SHA-512 where given, else SHA-256) for a body's digests unless
+    /// the fields have one; returns whether there is a body.
+    private static func addContentDigest(to fields: inout HTTPFields, digests: [ContentDigest.Algorithm: [UInt8]]?) -> Bool {
+        guard let digests, let (algorithm, digest) = [ContentDigest.Algorithm.sha512, .sha256].lazy.compactMap({ name in digests[name].map { (name, $0) } }).first
+        else { return false }
+        if fields[.contentDigest] == nil { fields[.contentDigest] = ContentDigest.fieldValue([algorithm: digest]) }
         return true
     }
 

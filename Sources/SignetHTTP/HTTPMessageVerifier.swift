@@ -10,8 +10,10 @@ public protocol HTTPSignatureKeyStore: Sendable {
 
 /// A fixed set of keys, by key id.
 public struct StaticHTTPSignatureKeys: HTTPSignatureKeyStore {
+    /// The keys by key id, the value of a signature's `keyid` parameter.
     public let keys: [String: HTTPVerificationKey]
 
+    /// The keys under the key ids given.
     public init(_ keys: [String: HTTPVerificationKey]) {
         self.keys = keys
     }
@@ -21,6 +23,7 @@ public struct StaticHTTPSignatureKeys: HTTPSignatureKeyStore {
         self.keys = Dictionary(publicKeys.map { ($0.fingerprint.description, HTTPVerificationKey.publicKey($0)) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The key registered under `keyID`, or nil.
     public func verificationKey(for keyID: String) async throws -> HTTPVerificationKey? { keys[keyID] }
 }
 
@@ -48,6 +51,8 @@ public struct HTTPMessageVerifier: Sendable {
     /// The current time.
     public let clock: @Sendable () -> Date
 
+    /// A verifier that finds keys in `keys`, demands what `policy` says, refuses replays through
+    /// `nonceCache` (nil turns replay protection off) and takes the current time from `clock`.
     public init(
         keys: any HTTPSignatureKeyStore, policy: HTTPSignaturePolicy = .default, nonceCache: (any NonceCache)? = nil,
         clock: @escaping @Sendable () -> Date = Date.init

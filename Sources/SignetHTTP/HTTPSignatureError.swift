@@ -45,6 +45,7 @@ public enum HTTPSignatureError: Error, Sendable, Equatable {
 }
 
 extension HTTPSignatureError: SignetError {
+    /// The message a user can act on: the input concerned and the problem, never a CLI flag.
     public var description: String {
         switch self {
         case .missingSignature(let detail): return "no usable signature: \(detail)"
@@ -68,12 +69,83 @@ extension HTTPSignatureError: SignetError {
         }
     }
 
+    /// The kind of failure, which decides the CLI's exit code (DESIGN.md §4).
     public var category: FailureCategory {
         switch self {
         case .malformedField, .tooLarge: return .malformedInput
         case .invalidArgument: return .usage
         case .replayCacheFull: return .environment
         default: return .checkFailed
+        }
+    }
+}
+
+
+/// The stable codes of ``HTTPSignatureError``: one per case, named after it.
+extension SignetErrorCode where Owner == HTTPSignatureError {
+    /// The message has no `Signature-Input`/`Signature` pair, or none with the label or key
+    /// id asked for.
+    public static let missingSignature = Self("missingSignature")
+    /// A `Signature-Input`, `Signature`, `Content-Digest` or covered structured field does
+    /// not parse.
+    public static let malformedField = Self("malformedField")
+    /// A component the signature covers is not in the message.
+    public static let missingComponent = Self("missingComponent")
+    /// The policy requires a component that the signature does not cover.
+    public static let componentNotCovered = Self("componentNotCovered")
+    /// The policy requires a signature parameter that is absent.
+    public static let missingParameter = Self("missingParameter")
+    /// An algorithm name that Signet does not know or does not allow here.
+    public static let unsupportedAlgorithm = Self("unsupportedAlgorithm")
+    /// The `alg` parameter names another algorithm than the key's.
+    public static let algorithmMismatch = Self("algorithmMismatch")
+    /// No key is known under the signature's `keyid`.
+    public static let unknownKey = Self("unknownKey")
+    /// The signature does not verify under the key.
+    public static let signatureInvalid = Self("signatureInvalid")
+    /// `expires` has passed.
+    public static let expired = Self("expired")
+    /// `created` lies further in the future than the clock-skew window allows.
+    public static let createdInFuture = Self("createdInFuture")
+    /// `created` is older than the policy's maximum age.
+    public static let tooOld = Self("tooOld")
+    /// The nonce was seen before under this key: a replay.
+    public static let replayedNonce = Self("replayedNonce")
+    /// The replay cache is full of unexpired nonces and refuses to forget one.
+    public static let replayCacheFull = Self("replayCacheFull")
+    /// The body does not match its `Content-Digest`, or a body came without one.
+    public static let contentDigest = Self("contentDigest")
+    /// A header, body or count is over a limit.
+    public static let tooLarge = Self("tooLarge")
+    /// An argument the caller gave cannot be used (a bad component name, an HMAC key
+    /// without a key id, …).
+    public static let invalidArgument = Self("invalidArgument")
+}
+
+extension HTTPSignatureError {
+    /// The prefix of this module's codes in ``SignetErrorCode/description``.
+    public static let codeDomain = "http"
+
+    /// What went wrong, without the data: what callers and tests match on.
+    public var code: SignetErrorCode<HTTPSignatureError> {
+        switch self {
+        case .missingSignature: return .missingSignature
+        case .malformedField: return .malformedField
+        case .missingComponent: return .missingComponent
+        case .componentNotCovered: return .componentNotCovered
+        case .missingParameter: return .missingParameter
+        case .unsupportedAlgorithm: return .unsupportedAlgorithm
+        case .algorithmMismatch: return .algorithmMismatch
+        case .unknownKey: return .unknownKey
+        case .signatureInvalid: return .signatureInvalid
+        case .expired: return .expired
+        case .createdInFuture: return .createdInFuture
+        case .tooOld: return .tooOld
+        case .replayedNonce: return .replayedNonce
+        case .replayCacheFull: return .replayCacheFull
+        case .contentDigest: return .contentDigest
+        case .tooLarge: return .tooLarge
+        case .invalidArgument: return .invalidArgument
         }
     }
 }

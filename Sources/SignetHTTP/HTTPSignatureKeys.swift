@@ -1,4 +1,3 @@
-import Crypto
 import SignetCore
 
 /// The algorithms of RFC 9421's registry that Signet signs and verifies HTTP messages with.
@@ -62,12 +61,7 @@ public enum HTTPSigningKey: Sendable {
             guard HTTPSignatureAlgorithms.supported.contains(signer.algorithm) else {
                 throw HTTPSignatureError.unsupportedAlgorithm(signer.algorithm.rawValue)
             }
-            let signature = try await signer.sign(message: base)
-            switch signer.algorithm {
-            case .ecdsaP256SHA256: return Array(try P256.Signing.ECDSASignature(derRepresentation: signature).rawRepresentation)
-            case .ecdsaP384SHA384: return Array(try P384.Signing.ECDSASignature(derRepresentation: signature).rawRepresentation)
-            default: return signature
-            }
+            return try signer.algorithm.rawSignature(fromDER: try await signer.sign(message: base))
         }
     }
 }
@@ -104,20 +98,7 @@ public enum HTTPVerificationKey: Sendable {
             guard HTTPSignatureAlgorithms.supported.contains(algorithm), algorithm.fits(key.kind) else {
                 throw .algorithmMismatch(declared: algorithm.rawValue, key: key.kind.description)
             }
-            var encoded = signature
-            switch algorithm {
-            case .ecdsaP256SHA256:
-                guard signature.count == 64, let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else {
-                    throw .signatureInvalid(label: label)
-                }
-                encoded = Array(parsed.derRepresentation)
-            case .ecdsaP384SHA384:
-                guard signature.count == 96, let parsed = try? P384.Signing.ECDSASignature(rawRepresentation: signature) else {
-                    throw .signatureInvalid(label: label)
-                }
-                encoded = Array(parsed.derRepresentation)
-            default: break
-            }
+            guard let encoded = try? algorithm.derSignature(fromRaw: signature) else { throw .signatureInvalid(label: label) }
             do {
                 try PublicKeyVerifier(key: key, algorithm: algorithm).verify(signature: encoded, message: base)
             } catch {

@@ -33,5 +33,6 @@ public struct HTTPSignaturePolicy: Sendable {
     /// covered; `created` and `keyid` present; ±300 s.
     public static let `default` = HTTPSignaturePolicy()
 
+    /// The default policy, as each property describes it; the same as ``default``.
     public init() {}
 }

@@ -40,6 +40,8 @@ public final class InMemoryNonceCache: NonceCache {
     /// How many nonces are held now.
     public var count: Int { state.withLock { $0.expiries.count } }
 
+    /// Records `nonce` for `keyID` until `expiry`; false for a replay, and
+    /// ``HTTPSignatureError/replayCacheFull`` when ``capacity`` unexpired nonces are held.
     public func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
         let now = clock()
         let key = keyID + "\u{0}" + nonce

@@ -29,12 +29,19 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
         self.name = name.hasPrefix("@") ? name : name.lowercased()
     }
 
+    /// `@method`: the request method, such as `POST`.
     public static let method = SignatureComponent("@method")
+    /// `@target-uri`: the full request URI, `scheme://authority/path?query`.
     public static let targetURI = SignatureComponent("@target-uri")
+    /// `@authority`: the host and port, lower-cased, without the scheme's default port.
     public static let authority = SignatureComponent("@authority")
+    /// `@path`: the request target's path without the query (`/` when empty).
     public static let path = SignatureComponent("@path")
+    /// `@query`: the query with its leading `?` (`?` alone when there is none).
     public static let query = SignatureComponent("@query")
+    /// `@status`: a response's three-digit status code.
     public static let status = SignatureComponent("@status")
+    /// The `Content-Digest` field (RFC 9530), which ties the signature to the body.
     public static let contentDigest = SignatureComponent("content-digest")
 
     /// `@query-param;name="…"` for one query parameter (its name given decoded).
@@ -128,11 +135,14 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Equal when the name and every parameter match, whatever order a received identifier wrote
+    /// its parameters in.
     public static func == (lhs: SignatureComponent, rhs: SignatureComponent) -> Bool {
         lhs.name == rhs.name && lhs.structured == rhs.structured && lhs.key == rhs.key && lhs.byteSequence == rhs.byteSequence
             && lhs.fromRequest == rhs.fromRequest && lhs.parameterName == rhs.parameterName
     }
 
+    /// Hashes the name and parameters, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(key)

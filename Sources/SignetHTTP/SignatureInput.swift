@@ -15,6 +15,7 @@ public struct SignatureParameters: Sendable, Equatable {
     /// An application-specific tag.
     public var tag: String?
 
+    /// Parameters for a new signature; those left nil are not written. Times are Unix seconds.
     public init(created: Int64? = nil, expires: Int64? = nil, nonce: String? = nil, algorithm: String? = nil, keyID: String? = nil, tag: String? = nil) {
         self.created = created
         self.expires = expires
@@ -116,6 +117,8 @@ public struct SignatureInput: Sendable, Equatable {
         }
     }
 
+    /// Equal when the components, in order, and the parameters match; how a received input was
+    /// serialised (and any parameter Signet does not read) is not compared.
     public static func == (lhs: SignatureInput, rhs: SignatureInput) -> Bool {
         lhs.components == rhs.components && lhs.parameters == rhs.parameters
     }

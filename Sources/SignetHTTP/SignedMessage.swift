@@ -5,6 +5,7 @@ import SignetCore
 
 /// The kind of a structured field (RFC 9651), needed to re-serialise it for `sf` and `key`.
 public enum StructuredFieldKind: Sendable {
+    /// An Item, a List or a Dictionary (RFC 9651 §3).
     case item, list, dictionary
 }
 

@@ -24,6 +24,7 @@ import SignetHTTP
 /// same, unless ``MissingSignature/passThrough`` lets it continue unauthenticated (for routes
 /// that accept another kind of authentication).
 public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: AuthenticatorMiddleware {
+    /// What a verified request is authenticated as: the request context's identity type.
     public typealias Identity = Context.Identity
 
     /// What to do with a request that carries no signature.
@@ -43,6 +44,8 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     /// The scheme and authority clients sign, when the server sees others (behind a TLS
     /// proxy, for example); nil uses the request's own.
     public let publicScheme: String?
+    /// The authority (host and port) clients sign, when the server sees another; nil uses the
+    /// request's own.
     public let publicAuthority: String?
     private let makeIdentity: @Sendable (VerifiedHTTPSignature, Request, Context) async throws -> Identity?
 
@@ -79,6 +82,10 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
         return try await next(request, context)
     }
 
+    /// Verifies the request's signature and returns the identity built from it: nil when the
+    /// request is unsigned and passes through, or the identity closure gives none. A failed
+    /// check throws 401 with `Accept-Signature`, a full replay cache 503, and a body over
+    /// ``maximumBodySize`` 413.
     public func authenticate(request: Request, context: Context) async throws -> Identity? {
         var head = request.head
         if let publicScheme { head.scheme = publicScheme }
@@ -99,18 +106,9 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
         return try await makeIdentity(verified, request, context)
     }
 
-    /// The `Accept-Signature` hint (RFC 9421 §5.1): the components and parameters the policy demands.
-    public var acceptSignature: String {
-        let policy = verifier.policy
-        var components = policy.requiredComponents.map(\.description)
-        if policy.requireContentDigestWithBody { components.append("\"content-digest\"") }
-        var parameters = [String]()
-        if policy.requireCreated { parameters.append("created") }
-        if policy.requireKeyID { parameters.append("keyid") }
-        if policy.requireNonce ?? (verifier.nonceCache != nil) { parameters.append("nonce") }
-        if let tag = policy.requiredTag { parameters.append("tag=\"\(tag)\"") }
-        return "sig1=(" + components.joined(separator: " ") + ")" + parameters.map { ";" + $0 }.joined()
-    }
+    /// The `Accept-Signature` hint (RFC 9421 §5.1) of the verifier
+    /// (``HTTPMessageVerifier/acceptSignature``).
+    public var acceptSignature: String { verifier.acceptSignature }
 }
 
 extension HTTPSignatureAuthenticator where Context.Identity == VerifiedHTTPSignature {

@@ -50,11 +50,16 @@ extension Vault {
 /// A `vault:SERVICE/ACCOUNT` key reference. A `/` or `%` inside a name is written `%2F` or
 /// `%25`, as in URIs, so that any service and account can be named.
 public struct VaultKeyReference: Sendable, Equatable, CustomStringConvertible {
+    /// The item's service, decoded.
     public var service: String
+    /// The item's account within the service, decoded.
     public var account: String
 
+    /// The key-source scheme, `vault`.
     public static let scheme = "vault"
 
+    /// A reference to the private key stored under `service` and `account` (names as they are,
+    /// not encoded).
     public init(service: String, account: String) {
         self.service = service
         self.account = account
@@ -76,6 +81,8 @@ public struct VaultKeyReference: Sendable, Equatable, CustomStringConvertible {
         self.init(service: service, account: account)
     }
 
+    /// The reference as a user types it, `vault:SERVICE/ACCOUNT`, with `/` and `%` inside names
+    /// written `%2F` and `%25`.
     public var description: String { "\(Self.scheme):\(Self.encode(service))/\(Self.encode(account))" }
 
     private static func encode(_ name: String) -> String {
@@ -107,6 +114,7 @@ public struct VaultKeyReference: Sendable, Equatable, CustomStringConvertible {
 /// Resolves `vault:SERVICE/ACCOUNT` key references for ``KeySourceResolver``: register one
 /// and every command or API that takes a key accepts keys stored in the vault.
 public struct VaultKeySource: KeySourceProvider {
+    /// The scheme resolved: `vault`.
     public var scheme: String { VaultKeyReference.scheme }
     private let opener: VaultOpener
 
@@ -117,11 +125,14 @@ public struct VaultKeySource: KeySourceProvider {
         opener = VaultOpener(open: openVault)
     }
 
+    /// A software signer over the private key `reference` names, checked under the resolver's
+    /// policy; nil `algorithm` picks the key's default.
     public func signer(reference: String, algorithm: SignatureAlgorithm?, resolver: KeySourceResolver) async throws -> any Signer {
         let key = try await privateKey(reference: reference, resolver: resolver)
         return try SoftwareSigner(key: key, algorithm: algorithm)
     }
 
+    /// The public key of the private key `reference` names.
     public func publicKey(reference: String, resolver: KeySourceResolver) async throws -> PublicKey {
         try await privateKey(reference: reference, resolver: resolver).publicKey
     }

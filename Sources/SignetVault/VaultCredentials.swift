@@ -16,6 +16,8 @@ public struct VaultCredentials: Sendable {
     /// The longest key file read.
     public static let maximumKeyFileLength = 1 << 20
 
+    /// Credentials of a passphrase, a key file's content, or both. They are checked when used: at
+    /// least one is needed, a passphrase may not be empty, and a key file must have 32 bytes to 1 MiB.
     public init(passphrase: SecretBytes? = nil, keyFile: SecretBytes? = nil) {
         self.passphrase = passphrase
         self.keyFile = keyFile
@@ -44,8 +46,12 @@ public struct VaultCredentials: Sendable {
 
 /// How a vault is unlocked; recorded in the vault, so a client knows what to ask for.
 public enum VaultUnlockMethod: String, Sendable, CaseIterable {
+    /// A passphrase alone, stretched with scrypt.
     case passphrase
+    /// A key file alone, hashed with SHA-256; no scrypt parameters are recorded.
     case keyFile = "keyfile"
+    /// Both: the key is derived from the stretched passphrase and the key file's hash together,
+    /// so neither opens the vault without the other.
     case passphraseAndKeyFile = "passphrase+keyfile"
 
     /// Whether a passphrase is part of it.
@@ -67,12 +73,16 @@ public enum VaultUnlockMethod: String, Sendable, CaseIterable {
 public struct VaultKDFParameters: Sendable, Equatable {
     /// log2 of scrypt's N.
     public var logN: Int
+    /// scrypt's block size r (1 to 32).
     public var r: Int
+    /// scrypt's parallelism p (1 to 16).
     public var p: Int
 
     /// N = 2^17, r = 8, p = 1, as for password hashes: about half a second to open a vault.
     public static let `default` = VaultKDFParameters(logN: 17, r: 8, p: 1)
 
+    /// N = 2^`logN`, block size `r` and parallelism `p`; checked against ``PasswordHashAlgorithm``'s
+    /// bounds when a vault is created or its credentials are changed.
     public init(logN: Int, r: Int = 8, p: Int = 1) {
         self.logN = logN
         self.r = r

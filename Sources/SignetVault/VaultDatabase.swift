@@ -120,14 +120,11 @@ final class VaultDatabase {
             // A stale journal would be replayed into the new file.
             throw VaultError.io(path: path, detail: "\(path)\(suffix) exists without its vault; remove it first")
         }
-        let folder = AtomicFile.parentFolder(of: resolved)
-        let base = resolved.split(separator: "/").last.map(String.init) ?? resolved
-        var template = Array("\(folder)/.\(base).signet-new-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // mode 0600
-        guard fd >= 0 else { throw VaultError.io(path: path, detail: String(cString: strerror(errno))) }
-        close(fd)
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { unlink(temporary) }
+        // The database is built in a temporary file (SQLite writes it by path) and linked into
+        // place only when complete, so a vault file is never half made.
+        let file: AtomicFileWriter
+        do { file = try AtomicFileWriter(path: resolved, permissions: .privateToOwner) } catch { throw VaultError.io(path: path, detail: error.description) }
+        let temporary = file.temporaryPath
         do {
             let connection: SQLiteConnection
             do {
@@ -146,16 +143,13 @@ final class VaultDatabase {
                 try connection.execute("COMMIT")
             }
         }  // the connection closes here, checkpointing and removing the temporary's WAL
-        let syncFD = open(temporary, O_RDONLY)
-        if syncFD >= 0 {
-            fsync(syncFD)
-            close(syncFD)
+        do {
+            try file.commit(overwrite: false)
+        } catch .outputExists {
+            throw VaultError.vaultExists(path: path)
+        } catch {
+            throw VaultError.io(path: path, detail: error.description)
         }
-        guard link(temporary, resolved) == 0 else {
-            if errno == EEXIST { throw VaultError.vaultExists(path: path) }
-            throw VaultError.io(path: path, detail: String(cString: strerror(errno)))
-        }
-        AtomicFile.syncFolder(folder)
     }
 
     /// Per-connection settings: WAL with full sync (a committed write survives kill -9 and

@@ -30,6 +30,7 @@ public struct VaultItem: Sendable, Equatable {
     /// Details; nil when the listing was made without unlocking the vault.
     public var details: VaultItemDetails?
 
+    /// An item's description from its parts; `details` is nil when the vault was not unlocked.
     public init(service: String, account: String, kind: VaultItemKind, created: Date, modified: Date, details: VaultItemDetails?) {
         self.service = service
         self.account = account
@@ -50,6 +51,7 @@ public struct VaultItemDetails: Sendable, Equatable, Codable {
     /// ``VaultLimits/maximumAttributes`` of them.
     public var attributes: [String: String]
 
+    /// Details; checked against ``VaultLimits`` when they are stored.
     public init(label: String? = nil, comment: String? = nil, attributes: [String: String] = [:]) {
         self.label = label
         self.comment = comment
@@ -68,6 +70,7 @@ public struct VaultQuery: Sendable, Equatable {
     /// Only items whose attributes include every one of these pairs (needs the vault unlocked).
     public var attributes: [String: String]
 
+    /// A query; conditions left nil (and no attributes) match every item.
     public init(service: String? = nil, account: String? = nil, kind: VaultItemKind? = nil, attributes: [String: String] = [:]) {
         self.service = service
         self.account = account
@@ -87,6 +90,7 @@ public enum VaultLimits {
     public static let maximumTextLength = 1024
     /// Attributes: at most 32, names up to 64 bytes and values up to 1 KiB.
     public static let maximumAttributes = 32
+    /// An attribute name: 1 to 64 bytes of UTF-8, without `=`.
     public static let maximumAttributeNameLength = 64
 
     /// U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069.

@@ -49,16 +49,6 @@ enum SelectedTarget {
     }()
 }
 
-/// Runs the selected target once on an empty input before fuzzing starts, so that what it
-/// builds once and keeps (a static trust root, key, lookup tables) exists before libFuzzer
-/// starts counting allocations per input: otherwise LeakSanitizer reports those one-time
-/// allocations as leaked by the first input.
-@_cdecl("LLVMFuzzerInitialize")
-public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
-    SelectedTarget.run([])
-    return 0
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = count == 0 ? [] : Array(UnsafeRawBufferPointer(start: start, count: count))

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 @testable import SignetBundle
 
@@ -9,11 +10,11 @@ import Testing
 /// the same rules. Each refusal asserts its exact error and that nothing changed.
 @Suite("bundles: rollback, name binding, DEST as a floor, check at rest")
 struct BundleRollbackTests {
-    let scratch: Scratch
+    let scratch: TemporaryFolder
     let trust: TrustRoot
 
     init() throws {
-        scratch = try Scratch()
+        scratch = try TemporaryFolder()
         trust = try TrustRoot(threshold: 1, keys: [try TrustedKey(publicKey: BundleTest.ed25519.publicKey)])
     }
 

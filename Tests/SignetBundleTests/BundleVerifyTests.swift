@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 @testable import SignetBundle
 
@@ -10,7 +11,7 @@ import Testing
 
     @Test("a bundle verifies, and its version is recorded only then")
     func verifyAndRecord() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let bundle = try await BundleTest.makeBundle(in: scratch, version: 4)
         let state = BundleState(folder: scratch.file("state"))
         let verified = try await BundleVerifier(trust: try root(BundleTest.ed25519)).verify(path: bundle, state: state)
@@ -32,7 +33,7 @@ import Testing
 
     @Test("k of n: too few valid signatures, unknown keys (the pinned algorithm: pinnedAlgorithm)")
     func threshold() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let both = try await BundleTest.makeBundle(in: scratch, signers: [BundleTest.ed25519, BundleTest.p256], output: "both.bundle")
         let one = try await BundleTest.makeBundle(in: scratch, signers: [BundleTest.ed25519], output: "one.bundle")
         let stranger = try await BundleTest.makeBundle(in: scratch, signers: [BundleTest.other], output: "stranger.bundle")
@@ -52,7 +53,7 @@ import Testing
 
     @Test("a signature whose algorithm is not the one its key is pinned to is refused, though it is valid")
     func pinnedAlgorithm() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let rsa = try PrivateKey.generate(.rsa2048)
         try scratch.write("src/readme.txt", Array("hello\n".utf8))
         // A valid RSA PKCS#1 v1.5 signature (the signatures entry says alg rsa-v1_5-sha256).
@@ -89,7 +90,7 @@ import Testing
 
     @Test("expiry is judged at `now`; an audit may choose another moment")
     func expiry() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let expires = Date(timeIntervalSince1970: 2_000_000_000)
         let bundle = try await BundleTest.makeBundle(in: scratch, expires: expires)
         let trust = try root(BundleTest.ed25519)
@@ -100,7 +101,7 @@ import Testing
 
     @Test("a manifest from another bundle does not verify under this one's signatures")
     func swappedManifest() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let first = try await BundleTest.makeBundle(in: scratch, version: 1, output: "1.bundle")
         let second = try await BundleTest.makeBundle(in: scratch, version: 2, output: "2.bundle")
         // Same layout, so the manifests have the same length: splice the second's into the first.
@@ -118,7 +119,7 @@ import Testing
 
     @Test("a tampered file byte is caught by its digest, and the state does not advance")
     func tamperedContent() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let bundle = try await BundleTest.makeBundle(in: scratch, version: 9)
         let entry = try #require(try ZipReader(path: bundle, limits: BundleLimits()).entries.first { $0.name == "data/blob.bin" })
         var bytes = try scratch.read("out.bundle")
@@ -132,7 +133,7 @@ import Testing
 
     @Test("extraction: files, attributes and the signed manifest; a refused bundle leaves DEST alone; check at rest")
     func extractAndCheck() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let trust = try root(BundleTest.ed25519)
         let verifier = BundleVerifier(trust: trust)
         let state = BundleState(folder: scratch.file("state"))
@@ -168,7 +169,7 @@ import Testing
 
         // Changed at rest.
         try scratch.write("dest/readme.txt", Array("tampered\n".utf8))
-        try scratch.write("dest/extra.txt", [1])
+        try scratch.write("dest/extra.txt", [1] as [UInt8])
         try FileManager.default.removeItem(atPath: scratch.file("dest/empty"))
         let changed = try await BundleTest.thrownAsync { try await BundleChecker(trust: trust).check(folder: scratch.file("dest")) }
         guard case .changedAtRest(_, let problems) = changed else { Issue.record("\(changed)"); return }
@@ -177,9 +178,9 @@ import Testing
 
     @Test("extraction refuses a destination that is not an earlier extraction")
     func foreignDestination() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let bundle = try await BundleTest.makeBundle(in: scratch)
-        try scratch.write("mine/notes.txt", [1, 2, 3])
+        try scratch.write("mine/notes.txt", [1, 2, 3] as [UInt8])
         let error = try await BundleTest.thrownAsync {
             try await BundleExtractor(verifier: BundleVerifier(trust: try root(BundleTest.ed25519)))
                 .extract(path: bundle, to: scratch.file("mine"), state: BundleState(folder: scratch.file("state")))

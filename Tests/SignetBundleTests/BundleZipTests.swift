@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 @testable import SignetBundle
 
@@ -15,7 +16,7 @@ import Testing
 
     @Test("what the writer makes, the reader reads back and python's zipfile agrees")
     func roundTrip() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.file("t.zip")
         let entries: [(String, [UInt8])] = [("a.txt", Array("hello".utf8)), ("dir/ünï.bin", (0..<100_000).map { UInt8(truncatingIfNeeded: $0) }), ("empty", [])]
         try writeZip(path, entries)
@@ -36,7 +37,7 @@ import Testing
 
     @Test("more than 65,534 entries use ZIP64 end records, read by us and by python")
     func zip64Count() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.file("many.zip")
         let entries = (0..<70_000).map { ("f\($0)", [UInt8(truncatingIfNeeded: $0)]) }
         try writeZip(path, entries)
@@ -48,7 +49,7 @@ import Testing
 
     @Test("python-made zips: stored ones are read; deflated, symlink and directory entries are refused")
     func pythonZips() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.file("p.zip")
         _ = try python("""
         import zipfile, sys
@@ -73,7 +74,7 @@ import Testing
 
     @Test("damaged zips are refused with malformed input, never a crash")
     func damaged() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.file("t.zip")
         try writeZip(path, [("a.txt", Array("hello world".utf8)), ("b.txt", Array(repeating: 7, count: 300))])
         let good = try scratch.read("t.zip")
@@ -103,7 +104,7 @@ import Testing
 
     @Test("the local header must agree with the directory (size lie, other name)")
     func localHeaderLies() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.file("t.zip")
         try writeZip(path, [("a.txt", Array("hello world".utf8)), ("b.txt", Array("second".utf8))])
         let good = try scratch.read("t.zip")
@@ -119,7 +120,7 @@ import Testing
 
     @Test("an entry count over the limit is refused before the directory is read")
     func entryLimit() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.file("t.zip")
         try writeZip(path, (0..<20).map { ("f\($0)", [1]) })
         var limits = BundleLimits()
@@ -128,15 +129,6 @@ import Testing
     }
 
     private func python(_ script: String, _ argument: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, argument]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python failed: \(script)")
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try Python.runOK(script, [argument]).out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
 /// `signet bundle verify|extract|check` binding what is installed to what was meant to be

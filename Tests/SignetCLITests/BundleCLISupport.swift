@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
 /// Helpers shared by the `signet bundle` CLI suites (BundleCLITests, BundleHostileTests).
@@ -66,10 +67,7 @@ extension Sandbox {
     /// Runs a python3 program (its text, then arguments) in the sandbox; requires success.
     @discardableResult
     func python(_ program: String, _ arguments: String...) throws -> RunResult {
-        let python = try #require(Sandbox.which("python3"), "python3 is not installed")
-        let result = try run(python, ["-c", program] + arguments, stdin: nil)
-        try #require(result.status == 0, "python3 failed: \(result)")
-        return result
+        try Python.runOK(program, arguments, in: folder, environment: SignetBinary.isolatedEnvironment(in: folder))
     }
 
     /// The SHA-256 of a sandbox file, as lowercase hex.

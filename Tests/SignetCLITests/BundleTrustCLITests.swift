@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
 /// `signet bundle trust init|rotate|update`: rotation is accepted only when signed by a

@@ -1,72 +1,58 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
-/// The outcome of running a program.
-struct RunResult: CustomStringConvertible {
-    var status: Int32
-    var stdout: Data
-    var stderr: String
+/// Runs `signet` and peer tools (openssl, ssh-keygen, sha256sum) inside a scratch folder, with
+/// the environment ``SignetBinary/isolatedEnvironment(in:adding:)`` gives (no SIGNET_* secrets,
+/// the default vault location inside the folder).
+final class Sandbox: Sendable {
+    /// The scratch folder (removed when the sandbox goes away).
+    let temporary: TemporaryFolder
 
-    var out: String { String(decoding: stdout, as: UTF8.self) }
-    var description: String { "exit \(status)\nstdout: \(out)\nstderr: \(stderr)" }
-}
-
-/// Runs `signet` and peer tools (openssl, ssh-keygen, sha256sum) inside a scratch folder.
-final class Sandbox: @unchecked Sendable {
-    let folder: URL
+    /// The scratch folder, where every program runs.
+    var folder: URL { temporary.url }
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        temporary = try TemporaryFolder(prefix: "signet-cli")
     }
 
-    deinit { try? FileManager.default.removeItem(at: folder) }
-
     /// The path of `name` inside the sandbox.
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    func path(_ name: String) -> String { temporary.file(name) }
 
     /// Writes a file into the sandbox and returns its path.
     @discardableResult
-    func write(_ name: String, _ content: String) throws -> String {
-        try write(name, Data(content.utf8))
-    }
+    func write(_ name: String, _ content: String) throws -> String { try temporary.write(name, content) }
 
     @discardableResult
-    func write(_ name: String, _ data: Data) throws -> String {
-        try data.write(to: URL(fileURLWithPath: path(name)))
-        return path(name)
-    }
+    func write(_ name: String, _ data: Data) throws -> String { try temporary.write(name, data) }
 
-    func read(_ name: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path(name))) }
+    func read(_ name: String) throws -> Data { try temporary.readData(name) }
 
-    func readText(_ name: String) throws -> String { String(decoding: try read(name), as: UTF8.self) }
+    func readText(_ name: String) throws -> String { try temporary.readText(name) }
 
-    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
+    func exists(_ name: String) -> Bool { temporary.exists(name) }
 
     /// The permission bits of a file.
-    func mode(_ name: String) throws -> Int {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path(name))
-        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
-    }
+    func mode(_ name: String) throws -> Int { try temporary.permissions(name) }
 
     /// Runs the signet binary under test.
     func signet(_ arguments: String..., stdin: Data? = nil, environment: [String: String] = [:]) throws -> RunResult {
-        try run(Self.signetBinary, arguments, stdin: stdin, environment: environment)
+        try run(SignetBinary.path, arguments, stdin: stdin, environment: environment)
     }
 
     func signet(arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> RunResult {
-        try run(Self.signetBinary, arguments, stdin: stdin, environment: environment)
+        try run(SignetBinary.path, arguments, stdin: stdin, environment: environment)
     }
 
     /// Runs a peer tool found on PATH.
     func tool(_ name: String, _ arguments: String..., stdin: Data? = nil) throws -> RunResult {
-        try run(try #require(Self.which(name), "\(name) is not installed (Scripts/test installs it)"), arguments, stdin: stdin)
+        try run(try #require(ProcessRunner.which(name), "\(name) is not installed (Scripts/test installs it)"), arguments, stdin: stdin)
     }
 
     /// Runs a peer tool and requires it to succeed.
     @discardableResult
     func must(_ name: String, _ arguments: String..., stdin: Data? = nil) throws -> RunResult {
-        let result = try run(try #require(Self.which(name), "\(name) is not installed"), arguments, stdin: stdin)
+        let result = try run(try #require(ProcessRunner.which(name), "\(name) is not installed"), arguments, stdin: stdin)
         try #require(result.status == 0, "\(name) \(arguments.joined(separator: " ")) failed: \(result)")
         return result
     }
@@ -79,69 +65,11 @@ final class Sandbox: @unchecked Sendable {
         return result
     }
 
+    /// Runs `executable` in the sandbox folder, in the sandbox's environment plus `environment`.
     func run(_ executable: String, _ arguments: [String], stdin: Data?, environment: [String: String] = [:]) throws -> RunResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        var env = ProcessInfo.processInfo.environment
-        env["SIGNET_PASSPHRASE"] = nil
-        env["SIGNET_HMAC_KEY"] = nil
-        env["SIGNET_VAULT"] = nil
-        // The default vault location must never be the tester's own.
-        env["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg-data").path
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let outURL = folder.appendingPathComponent(".out-\(UUID().uuidString)")
-        let errURL = folder.appendingPathComponent(".err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        var inURL: URL?
-        if let stdin {
-            let url = folder.appendingPathComponent(".in-\(UUID().uuidString)")
-            try stdin.write(to: url)
-            process.standardInput = try FileHandle(forReadingFrom: url)
-            inURL = url
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        defer { if let inURL { try? FileManager.default.removeItem(at: inURL) } }
-        try process.run()
-        process.waitUntilExit()
-        try outHandle.close()
-        try errHandle.close()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return RunResult(status: status, stdout: try Data(contentsOf: outURL),
-                         stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
-    }
-
-    /// The `signet` executable built next to this test bundle (or `SIGNET_BIN`).
-    static let signetBinary: String = {
-        if let override = ProcessInfo.processInfo.environment["SIGNET_BIN"] { return override }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        // On macOS the test bundle is a folder: walk up to the products folder.
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("signet").path), folder.path != "/" {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("signet").path
-    }()
-
-    static func which(_ name: String) -> String? {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
+        try ProcessRunner.run(
+            executable, arguments, stdin: stdin, in: folder,
+            environment: SignetBinary.isolatedEnvironment(in: folder, adding: environment))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
 @Suite("signet hash")
@@ -129,7 +130,7 @@ struct HashCommandTests {
             names.append(name)
         }
         let ours = try box.signet(arguments: ["hash"] + names)
-        let theirs = try box.run(try #require(Sandbox.which("sha256sum")), names, stdin: nil)
+        let theirs = try box.run(try #require(ProcessRunner.which("sha256sum")), names, stdin: nil)
         #expect(ours.out == theirs.out)
     }
 }

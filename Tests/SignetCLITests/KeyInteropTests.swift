@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
 /// Keys written by signet are read by openssl and ssh-keygen, and theirs by signet.
@@ -47,7 +48,7 @@ struct KeyInteropTests {
         let converted = try box.signet("key", "convert", "key.pem", "-o", "out", "--format", format)
         #expect(converted.status == 0, "\(converted)")
         #expect(try box.mode("out") == 0o600)
-        let theirs = try box.run(try #require(Sandbox.which("openssl")), reader + ["out", "-pubout"], stdin: nil)
+        let theirs = try box.run(try #require(ProcessRunner.which("openssl")), reader + ["out", "-pubout"], stdin: nil)
         #expect(theirs.status == 0, "\(theirs)")
         #expect(theirs.out == (try box.signet("key", "public", "key.pem").out))
         // And signet reads its own output back, detecting the format.
@@ -103,7 +104,7 @@ struct KeyInteropTests {
         #expect(noPassphrase.stderr.contains("--passphrase-file"))
 
         // signet writes encrypted keys that openssl decrypts.
-        let written = try box.signet("key", "convert", "key.pem", "-o", "ours.pem", "--encrypt", "--passphrase-file", "pass")
+        let written = try box.signet("key", "convert", "key.pem", "-o", "ours.pem", "--encrypt", "--new-passphrase-file", "pass")
         #expect(written.status == 0, "\(written)")
         #expect(try box.readText("ours.pem").hasPrefix("-----BEGIN ENCRYPTED PRIVATE KEY-----"))
         let parameters = try box.must("openssl", "asn1parse", "-in", "ours.pem").out

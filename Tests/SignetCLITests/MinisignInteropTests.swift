@@ -1,12 +1,13 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// Runs the real `minisign` (Debian package minisign) in a sandbox.
 extension Sandbox {
     /// minisign with `arguments`; `input` goes to its standard input (it reads passphrases there).
     func minisign(_ arguments: String..., input: String? = nil) throws -> RunResult {
-        try run(try #require(Sandbox.which("minisign"), "minisign is not installed (Scripts/test installs it)"), arguments,
+        try run(try #require(ProcessRunner.which("minisign"), "minisign is not installed (Scripts/test installs it)"), arguments,
                 stdin: input.map { Data($0.utf8) })
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
 /// Signet's RFC 9421 request signatures with RSA and ECDSA keys, verified by an independent
@@ -34,7 +35,7 @@ struct RequestCLICrossCheckTests {
         #expect(ours.stderr.contains("signature sig1 valid (\(algorithm),"), "\(ours)")
 
         // The python check is not vacuous: over another URL the same signature fails it.
-        let python = try #require(Sandbox.which("python3"))
+        let python = try Python.executable()
         let mismatch = try box.run(
             python, ["-c", RequestCLITests.crossCheck, algorithm, "key.pub", "", "POST", url + "&extra=1", "body", "signed.txt"], stdin: nil)
         #expect(mismatch.status != 0, "\(mismatch)")

@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
 /// `signet request sign|verify`: RFC 9421 signatures from the command line, checked by the
@@ -337,7 +338,7 @@ struct RequestCLITests {
         let checked = try box.python(Self.crossCheck, "ed25519", "ed.pub", "", "POST", Self.url, "body", "signed.txt")
         #expect(checked.out == "OK\n", "\(checked)")
         // A signature over another URL fails the same check (python exits non-zero).
-        let python = try #require(Sandbox.which("python3"))
+        let python = try Python.executable()
         let mismatch = try box.run(python, ["-c", Self.crossCheck, "ed25519", "ed.pub", "", "POST", Self.url + "&extra=1", "body", "signed.txt"], stdin: nil)
         #expect(mismatch.status != 0, "\(mismatch)")
         #expect(mismatch.stderr.contains("does not verify"), "\(mismatch)")

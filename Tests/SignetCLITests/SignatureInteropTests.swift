@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
 /// File signatures, byte-compatible with openssl in both directions.
@@ -37,10 +38,10 @@ struct SignatureInteropTests {
 
     func opensslVerify(_ box: Sandbox, _ test: Case, signature: String) throws -> RunResult {
         if let digest = test.digest {
-            return try box.run(try #require(Sandbox.which("openssl")),
+            return try box.run(try #require(ProcessRunner.which("openssl")),
                                ["dgst", "-\(digest)", "-verify", "pub.pem", "-signature", signature] + test.sigopts + ["file"], stdin: nil)
         }
-        return try box.run(try #require(Sandbox.which("openssl")),
+        return try box.run(try #require(ProcessRunner.which("openssl")),
                            ["pkeyutl", "-verify", "-rawin", "-pubin", "-inkey", "pub.pem", "-sigfile", signature, "-in", "file"], stdin: nil)
     }
 
@@ -68,7 +69,7 @@ struct SignatureInteropTests {
         let box = try Sandbox()
         try Self.prepare(box, keyType: test.keyType)
         if let digest = test.digest {
-            let signed = try box.run(try #require(Sandbox.which("openssl")),
+            let signed = try box.run(try #require(ProcessRunner.which("openssl")),
                                      ["dgst", "-\(digest)", "-sign", "key.pem", "-out", "sig"] + test.sigopts + ["file"], stdin: nil)
             try #require(signed.status == 0, "\(signed)")
         } else {

@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
 extension Sandbox {

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import SignetVault
 import Testing
 
@@ -16,7 +17,7 @@ struct VaultDurabilityTests {
         return """
             i=\(start)
             while \(limit); do
-                printf 'value-%d' "$i" | '\(Sandbox.signetBinary)' vault set svc "\(prefix)-$i" --vault '\(vault)' -q || exit 1
+                printf 'value-%d' "$i" | '\(SignetBinary.path)' vault set svc "\(prefix)-$i" --vault '\(vault)' -q || exit 1
                 echo "ack $i"
                 i=$((i + 1))
             done

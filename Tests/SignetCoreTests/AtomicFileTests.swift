@@ -7,6 +7,7 @@ import Darwin
 #endif
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// `AtomicFile.write`: permissions, refusing or replacing existing files, no temporary files
@@ -29,7 +30,7 @@ import Testing
         "new files get exactly the asked permissions",
         arguments: [(AtomicFile.Permissions.privateToOwner, mode_t(0o600)), (AtomicFile.Permissions.standard, mode_t(0o644))])
     func permissions(permissions: AtomicFile.Permissions, expected: mode_t) throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("out.key")
         let content = Array("secret content\n".utf8)
@@ -42,7 +43,7 @@ import Testing
 
     @Test("an existing file is refused without overwrite, and left untouched")
     func refusesExisting() throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         let original = Array("original\n".utf8)
         let path = try folder.write("key.pem", original)
@@ -60,7 +61,7 @@ import Testing
 
     @Test("an existing file is replaced with overwrite, with the new permissions")
     func overwrites() throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = try folder.write("key.pem", Array("original, a little longer than the new content\n".utf8))
         #expect(chmod(path, 0o644) == 0)
@@ -73,7 +74,7 @@ import Testing
 
     @Test("overwrite is also fine when nothing exists yet")
     func overwriteNew() throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         try AtomicFile.write(Array("x".utf8), to: folder.file("new.sig"), permissions: .standard, overwrite: true)
         #expect(try folder.read("new.sig") == Array("x".utf8))
@@ -82,7 +83,7 @@ import Testing
 
     @Test("empty and large contents are written exactly", arguments: [0, 1, 65_537, 3 << 20])
     func sizes(count: Int) throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         let content = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         try AtomicFile.write(content, to: folder.file("blob"), permissions: .standard, overwrite: false)
@@ -91,7 +92,7 @@ import Testing
 
     @Test("any collection of bytes can be written")
     func collections() throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         let bytes: [UInt8] = Array(0...255)
         try AtomicFile.write(bytes[10..<20], to: folder.file("slice"), permissions: .standard, overwrite: false)
@@ -102,7 +103,7 @@ import Testing
 
     @Test("writing into a missing folder fails with .io naming the path")
     func missingFolder() throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("missing/deeper/out.pem")
         for overwrite in [false, true] {
@@ -118,15 +119,15 @@ import Testing
 
     @Test("a folder where the file should go is not replaced")
     func folderInTheWay() throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: false)
         for overwrite in [false, true] {
             let error = try KeyTestSupport.thrown {
                 try AtomicFile.write(Array("x".utf8), to: folder.file("out"), permissions: .standard, overwrite: overwrite)
             }
-            let expected: SignetCoreError.Case = overwrite ? .io : .outputExists
-            #expect(error.errorCase == expected, "overwrite: \(overwrite)")
+            let expected: SignetErrorCode<SignetCoreError> = overwrite ? .io : .outputExists
+            #expect(error.code == expected, "overwrite: \(overwrite)")
             #expect(error.description.contains(folder.file("out")))
         }
         #expect(try folder.contents() == ["out"], "no temporary file left behind")
@@ -137,7 +138,7 @@ import Testing
 
     @Test("exists() sees files, folders and dangling symbolic links")
     func exists() throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         #expect(!AtomicFile.exists(folder.file("nothing")))
         try folder.write("file", Array("x".utf8))

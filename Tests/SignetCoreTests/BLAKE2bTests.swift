@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// One known answer from `Vectors/rfc7693.json`.
@@ -17,13 +18,13 @@ struct BLAKE2bVector: Decodable, Sendable, CustomTestStringConvertible {
 
     func message() throws -> [UInt8] {
         if let text { return Array(text.utf8) }
-        if let hex { return try VectorFile.bytes(hex: hex) }
+        if let hex { return try TestVectors.bytes(hex: hex) }
         if let sequenceLength { return (0..<sequenceLength).map { UInt8(truncatingIfNeeded: $0) } }
         throw VectorError(description: "\(name): no message")
     }
 
     static func loadAll() throws -> [BLAKE2bVector] {
-        try VectorFile.decode(File.self, named: "rfc7693").vectors
+        try TestVectors.decode(File.self, "rfc7693.json", in: .module).vectors
     }
 
     private struct File: Decodable {
@@ -54,16 +55,7 @@ enum PythonBLAKE2b {
     static func message(_ length: Int) -> [UInt8] { (0..<length).map { UInt8(($0 * 7 + 3) % 256) } }
 
     private static func run(_ script: String) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python3 failed (Scripts/test installs python3)")
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        try Python.runOK(script).out.split(separator: "\n").map(String.init)
     }
 }
 
@@ -72,7 +64,7 @@ struct BLAKE2bTests {
     @Test("published digests", arguments: try BLAKE2bVector.loadAll())
     func knownAnswer(_ vector: BLAKE2bVector) throws {
         let message = try vector.message()
-        let expected = try VectorFile.bytes(hex: vector.digest)
+        let expected = try TestVectors.bytes(hex: vector.digest)
         #expect(expected.count == vector.digestLength)
         #expect(try BLAKE2b.hash(message, digestLength: vector.digestLength) == expected)
         // Byte by byte through the streaming interface.
@@ -125,7 +117,7 @@ struct BLAKE2bTests {
 
     @Test("a multi-MiB file streams to python's digest, with progress", arguments: [64, 32])
     func streamedFile(digestLength: Int) throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
         // 5 MiB and a bit: several FileInput chunks, a partial last block.
         let size = 5 << 20 + 77

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// One known answer from `Vectors/nist-sha2.json`.
@@ -37,7 +38,7 @@ struct DigestVector: Decodable, Sendable, CustomTestStringConvertible {
     }
 
     func message() throws -> [UInt8] {
-        if let msg { return try VectorFile.bytes(hex: msg) }
+        if let msg { return try TestVectors.bytes(hex: msg) }
         guard let repeatText, let count else {
             throw VectorError(description: "\(name): has neither msg nor repeat/count")
         }
@@ -45,7 +46,7 @@ struct DigestVector: Decodable, Sendable, CustomTestStringConvertible {
     }
 
     static func loadAll() throws -> [DigestVector] {
-        try VectorFile.decode(NISTFile.self, named: "nist-sha2").vectors
+        try TestVectors.decode(NISTFile.self, "nist-sha2.json", in: .module).vectors
     }
 
     private struct NISTFile: Decodable {
@@ -86,7 +87,7 @@ struct DigestVectorTests {
         let algorithm = try vector.digestAlgorithm()
         let message = try vector.message()
         #expect(message.count * 8 == vector.len, "the vector's Len does not match its message")
-        let expected = try VectorFile.bytes(hex: vector.md)
+        let expected = try TestVectors.bytes(hex: vector.md)
 
         let digest = algorithm.hash(message)
         #expect(digest.algorithm == algorithm)
@@ -169,7 +170,7 @@ struct FileDigesterTests {
         "hashing a file gives the published digest",
         arguments: try DigestVector.loadAll().filter(\.isFileCase))
     func file(_ vector: DigestVector) throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
         let path = try scratch.write("message.bin", try vector.message())
         let digest = try FileDigester.digest(path: path, algorithm: try vector.digestAlgorithm())
@@ -188,7 +189,7 @@ struct FileDigesterTests {
         }
         #expect(Array(content.prefix(8)) == [0x75, 0xcd, 0x25, 0x4b, 0x84, 0xe2, 0xea, 0xf2])
 
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
         let path = try scratch.write("large.bin", content)
 
@@ -204,9 +205,9 @@ struct FileDigesterTests {
 
     @Test("a missing file is an environment error naming the path")
     func missingFile() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
-        let missing = scratch.path("absent.bin")
+        let missing = scratch.file("absent.bin")
         let error = #expect(throws: SignetCoreError.self) {
             try FileDigester.digest(path: missing, algorithm: .sha256)
         }
@@ -216,7 +217,7 @@ struct FileDigesterTests {
 
     @Test("a directory is refused")
     func directory() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
         let error = #expect(throws: SignetCoreError.self) {
             try FileDigester.digest(path: scratch.url.path, algorithm: .sha256)
@@ -226,11 +227,11 @@ struct FileDigesterTests {
 
     @Test("many files are reported in the order given, failures included")
     func manyFilesInOrder() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
-        let empty = try scratch.write("empty", [])
+        let empty = try scratch.write("empty", [UInt8]())
         let abc = try scratch.write("abc", Array("abc".utf8))
-        let missing = scratch.path("missing")
+        let missing = scratch.file("missing")
         let big = try scratch.write("big", [UInt8](repeating: 0x61, count: 1_000_000))
         let paths = [big, empty, missing, abc]
 

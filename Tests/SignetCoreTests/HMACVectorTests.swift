@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// One test case from `Vectors/rfc4231-hmac.json` (RFC 4231 §4).
@@ -27,7 +28,7 @@ struct HMACVector: Decodable, Sendable, CustomTestStringConvertible {
     }
 
     static func loadAll() throws -> [HMACVector] {
-        try VectorFile.decode(RFC4231File.self, named: "rfc4231-hmac").tests
+        try TestVectors.decode(RFC4231File.self, "rfc4231-hmac.json", in: .module).tests
     }
 
     private struct RFC4231File: Decodable {
@@ -53,9 +54,9 @@ struct HMACVectorTests {
         "MessageAuthenticator gives the RFC 4231 MAC",
         arguments: try HMACVector.loadAll(), MessageAuthenticator.Algorithm.allCases)
     func knownAnswer(_ vector: HMACVector, _ algorithm: MessageAuthenticator.Algorithm) throws {
-        let key = try VectorFile.bytes(hex: vector.key)
-        let data = try VectorFile.bytes(hex: vector.data)
-        let expected = try VectorFile.bytes(hex: vector.expectedHex(algorithm))
+        let key = try TestVectors.bytes(hex: vector.key)
+        let data = try TestVectors.bytes(hex: vector.data)
+        let expected = try TestVectors.bytes(hex: vector.expectedHex(algorithm))
 
         var mac = try MessageAuthenticator(algorithm: algorithm, key: SecretBytes(key))
         #expect(mac.algorithm == algorithm)
@@ -84,15 +85,15 @@ struct HMACVectorTests {
 
     @Test("authenticating a file gives the RFC 4231 MAC", arguments: try HMACVector.loadAll())
     func file(_ vector: HMACVector) throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
-        let path = try scratch.write("data.bin", try VectorFile.bytes(hex: vector.data))
-        let key = SecretBytes(try VectorFile.bytes(hex: vector.key))
+        let path = try scratch.write("data.bin", try TestVectors.bytes(hex: vector.data))
+        let key = SecretBytes(try TestVectors.bytes(hex: vector.key))
         for algorithm in MessageAuthenticator.Algorithm.allCases {
             let counter = ByteCounter()
             let tag = try MessageAuthenticator.authenticate(
                 path: path, algorithm: algorithm, key: key, progress: { counter.add($0) })
-            let expected = try VectorFile.bytes(hex: vector.expectedHex(algorithm))
+            let expected = try TestVectors.bytes(hex: vector.expectedHex(algorithm))
             #expect(vector.comparable(tag) == expected, "\(algorithm)")
             #expect(counter.total == vector.data.count / 2)
         }
@@ -118,7 +119,7 @@ struct HMACVectorTests {
         }
         #expect(error?.category == .usage)
 
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
         let path = try scratch.write("data.bin", Array("data".utf8))
         let fileError = #expect(throws: SignetCoreError.self) {

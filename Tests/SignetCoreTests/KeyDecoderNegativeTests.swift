@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// Damaged and unrecognisable input: each must fail with the right ``SignetCoreError`` case, and
@@ -186,7 +187,7 @@ import Testing
 
     @Test("a file over the size limit, read by path")
     func tooLargeFile() throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = try folder.write("big.pem", [UInt8](repeating: 0x41, count: KeyDecoder.maximumKeyFileSize + 1))
         let error = try KeyTestSupport.thrown { try KeyDecoder.decode(path: path) }
@@ -195,7 +196,7 @@ import Testing
 
     @Test("a missing file, read by path")
     func missingFile() throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("absent.pem")
         let error = try KeyTestSupport.thrown { try KeyDecoder.decode(path: path) }
@@ -225,7 +226,7 @@ import Testing
             for length in [sample.der.count / 2, sample.der.count - 1] {
                 let error = try KeyTestSupport.decodeError(Array(sample.der.prefix(length)), source: "cut.der")
                 KeyTestSupport.check(error, is: .malformed, mentioning: "cut.der: ", "damaged or truncated")
-                #expect(error.errorCase == .malformed, "\(sample.name) cut to \(length) bytes")
+                #expect(error.code == .malformed, "\(sample.name) cut to \(length) bytes")
             }
         }
     }
@@ -235,7 +236,7 @@ import Testing
         for sample in try Self.derSamples() {
             let error = try KeyTestSupport.decodeError(sample.der + [0x00, 0x00], source: "long.der")
             KeyTestSupport.check(error, is: .malformed, mentioning: "long.der: ")
-            #expect(error.errorCase == .malformed, "\(sample.name) with trailing bytes")
+            #expect(error.code == .malformed, "\(sample.name) with trailing bytes")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// Keys and signatures made by openssl and ssh-keygen (see Vectors/keys/README.md) must read,
@@ -121,9 +122,9 @@ enum FixtureFingerprint {
             try verifier.verify(signature: signature, digest: digest.hash(message))
         }
         let error = try KeyTestSupport.thrown {
-            try verifier.verify(signature: signature, message: KeyTestSupport.flipped(message, at: 0))
+            try verifier.verify(signature: signature, message: TestBytes.flipped(message, at: 0))
         }
-        #expect(error.errorCase == .signatureInvalid)
+        #expect(error.code == .signatureInvalid)
     }
 
     @Test("signatures by both sides are byte-identical where the algorithm is deterministic", arguments: [

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// `KeySourceResolver`: files and `-` become software signers, registered schemes go to their
@@ -28,7 +29,7 @@ import Testing
 
     @Test("a public key file where a signer is needed")
     func publicKeyForSigner() async throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         let key = SharedTestKeys.key(.p256)
         let path = try folder.write("signer.pub", try key.publicKey.encoded(as: .pem))
@@ -48,7 +49,7 @@ import Testing
 
     @Test("a private key file gives a working signer", arguments: KeyTestSupport.fastTypes)
     func privateKeyFile(type: KeyGenerationType) async throws {
-        let folder = try KeyTestFolder()
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         let key = SharedTestKeys.key(type)
         let path = try folder.write("signer.key", try key.encoded(as: .pem))
@@ -63,7 +64,7 @@ import Testing
 
         let misfit: SignatureAlgorithm = type == .ed25519 ? .ecdsaP256SHA256 : .ed25519
         let error = try await KeyTestSupport.thrownAsync { try await resolver.signer(path, algorithm: misfit) }
-        #expect(error.errorCase == .algorithmMismatch)
+        #expect(error.code == .algorithmMismatch)
     }
 
     @Test(

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 @Suite("minisign public keys as key sources")
@@ -7,7 +8,7 @@ struct MinisignKeySourceTests {
     @Test("KeySourceResolver reads a minisign public key file as its Ed25519 key")
     func resolverReadsMinisignPublicKey() async throws {
         let fixture = try MinisignFixture.load()
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
         let path = try scratch.write("minisign.pub", Array(text: fixture.publicKey))
         let resolved = try await KeySourceResolver().publicKey(path)

@@ -1,12 +1,13 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 @Suite("minisign signing and verification")
 struct MinisignSigningTests {
     /// A scratch folder with `file` (3 MiB and a bit) in it.
-    static func scratchWithFile() throws -> (ScratchDirectory, String) {
-        let scratch = try ScratchDirectory()
+    static func scratchWithFile() throws -> (TemporaryFolder, String) {
+        let scratch = try TemporaryFolder()
         let bytes = (0..<(3 << 20) + 5).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 9) }
         return (scratch, try scratch.write("file.bin", bytes))
     }
@@ -57,7 +58,7 @@ struct MinisignSigningTests {
     @Test("minisign's own signatures verify, and their trusted comment is returned")
     func minisignSignaturesVerify() throws {
         let fixture = try MinisignFixture.load()
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
         let path = try scratch.write("msg.txt", Array(text: fixture.message))
         let publicKey = try MinisignPublicKey(fileContents: Array(text: fixture.publicKey), source: "u.pub")
@@ -72,7 +73,7 @@ struct MinisignSigningTests {
     @Test("a tampered file, trusted comment or signature, and a wrong key are refused with exit-1 errors")
     func refusals() async throws {
         let fixture = try MinisignFixture.load()
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
         let path = try scratch.write("msg.txt", Array(text: fixture.message))
         let publicKey = try MinisignPublicKey(fileContents: Array(text: fixture.publicKey), source: "u.pub")
@@ -141,9 +142,9 @@ struct MinisignSigningTests {
 
     @Test("legacy signing and verification refuse files over 128 MiB, naming the limit and the way out")
     func legacyLimit() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
-        let path = try scratch.write("huge.bin", [])
+        let path = try scratch.write("huge.bin", [UInt8]())
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.truncate(atOffset: UInt64(MinisignFile.maximumLegacyMessageSize + 1))
         try handle.close()
@@ -184,7 +185,7 @@ struct MinisignSigningTests {
         let key = try file.decrypt(passphrase: SecretBytes(Array(fixture.passphrase.utf8)))
         let publicKey = try MinisignPublicKey(fileContents: Array(text: fixture.encryptedPublicKey), source: "e.pub")
         #expect(key.publicKey == publicKey)
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryFolder()
         defer { scratch.remove() }
         let path = try scratch.write("msg.txt", Array(text: fixture.message))
         let theirs = try MinisignSignature(fileContents: Array(text: fixture.encryptedKeySignature), source: "fixture")

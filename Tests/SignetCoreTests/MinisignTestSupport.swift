@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// Files made by the real minisign 0.11, from `Vectors/minisign.json`.
@@ -15,7 +16,7 @@ struct MinisignFixture: Decodable, Sendable {
     var legacySignature: String
     var encryptedKeySignature: String
 
-    static func load() throws -> MinisignFixture { try VectorFile.decode(MinisignFixture.self, named: "minisign") }
+    static func load() throws -> MinisignFixture { try TestVectors.decode(MinisignFixture.self, "minisign.json", in: .module) }
 }
 
 /// Cheap scrypt limits for tests (N = 2^10): libsodium's opslimit floor and a small memlimit.

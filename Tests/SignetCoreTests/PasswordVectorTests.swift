@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// `Vectors/rfc7914.json`: RFC 7914's scrypt (§12) and PBKDF2-HMAC-SHA256 (§11) vectors.
@@ -28,7 +29,7 @@ struct RFC7914File: Decodable {
     var scrypt: [Scrypt]
     var pbkdf2SHA256: [PBKDF2]
 
-    static func load() throws -> RFC7914File { try VectorFile.decode(RFC7914File.self, named: "rfc7914") }
+    static func load() throws -> RFC7914File { try TestVectors.decode(RFC7914File.self, "rfc7914.json", in: .module) }
 }
 
 /// Runs python3's hashlib (OpenSSL's scrypt and PBKDF2) on hex inputs; returns hex.
@@ -39,31 +40,15 @@ enum PythonHashlib {
             password = bytes.fromhex(sys.argv[1]); salt = bytes.fromhex(sys.argv[2])
             print(\(expression).hex())
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, hex(password), hex(salt)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python3 failed (Scripts/test installs python3)")
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return try Python.runOK(script, [hex(password), hex(salt)]).out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     /// Runs a python3 script with `arguments`; returns its exit status and trimmed output.
     static func run(_ script: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let result = try Python.run(script, arguments)
+        return (result.status, result.out.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Checks a `$pbkdf2-sha256$i=…$salt$hash` string with hashlib alone: python splits the
@@ -99,7 +84,7 @@ struct PasswordVectorTests {
     @Test("RFC 7914 §12 scrypt vectors", arguments: try RFC7914File.load().scrypt)
     func scryptVector(_ vector: RFC7914File.Scrypt) throws {
         let algorithm = PasswordHashAlgorithm.scrypt(logN: vector.logN, r: vector.r, p: vector.p)
-        let expected = try VectorFile.bytes(hex: vector.derived)
+        let expected = try TestVectors.bytes(hex: vector.derived)
         let password = SecretBytes(Array(vector.password.utf8))
         if vector.note != nil {
             // 2^20 · 8 · 128 bytes = 1 GiB: refused up front rather than allocated.
@@ -114,7 +99,7 @@ struct PasswordVectorTests {
 
     @Test("RFC 7914 §11 PBKDF2-HMAC-SHA256 vectors", arguments: try RFC7914File.load().pbkdf2SHA256)
     func pbkdf2Vector(_ vector: RFC7914File.PBKDF2) throws {
-        let expected = try VectorFile.bytes(hex: vector.derived)
+        let expected = try TestVectors.bytes(hex: vector.derived)
         let derived = try PasswordHashAlgorithm.pbkdf2SHA256(iterations: vector.iterations)
             .derive(password: SecretBytes(Array(vector.password.utf8)), salt: Array(vector.salt.utf8), length: expected.count)
         #expect(derived.bytes == expected)
@@ -151,7 +136,7 @@ struct PasswordVectorTests {
     func pythonMadePHC() throws {
         let password = Array("hunter2 but longer".utf8)
         let salt: [UInt8] = (0..<16).map { UInt8($0 * 7 + 3) }
-        let hash = try VectorFile.bytes(
+        let hash = try TestVectors.bytes(
             hex: PythonHashlib.derive(
                 "hashlib.scrypt(password, salt=salt, n=1024, r=8, p=1, maxmem=64 << 20, dklen=32)", password: password, salt: salt))
         let phc = PHCString(id: "scrypt", parameters: [.init("ln", "10"), .init("r", "8"), .init("p", "1")], salt: salt, hash: hash)

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// One key type with one algorithm that fits it.
@@ -61,13 +62,13 @@ struct SigningCase: Sendable, CustomTestStringConvertible {
         let signature = try await SoftwareSigner(key: c.key, algorithm: c.algorithm).sign(message: KeyTestSupport.message)
         let verifier = try PublicKeyVerifier(key: c.key.publicKey, algorithm: c.algorithm)
         for index in [0, KeyTestSupport.message.count / 2, KeyTestSupport.message.count - 1] {
-            let changed = KeyTestSupport.flipped(KeyTestSupport.message, at: index)
+            let changed = TestBytes.flipped(KeyTestSupport.message, at: index)
             let error = try KeyTestSupport.thrown { try verifier.verify(signature: signature, message: changed) }
-            #expect(error.errorCase == .signatureInvalid, "message byte \(index)")
+            #expect(error.code == .signatureInvalid, "message byte \(index)")
             #expect(error.category == .checkFailed)
         }
         let longer = try KeyTestSupport.thrown { try verifier.verify(signature: signature, message: KeyTestSupport.message + [0]) }
-        #expect(longer.errorCase == .signatureInvalid)
+        #expect(longer.code == .signatureInvalid)
     }
 
     @Test("a changed signature does not verify", arguments: SigningCase.all)
@@ -75,13 +76,13 @@ struct SigningCase: Sendable, CustomTestStringConvertible {
         let signature = try await SoftwareSigner(key: c.key, algorithm: c.algorithm).sign(message: KeyTestSupport.message)
         let verifier = try PublicKeyVerifier(key: c.key.publicKey, algorithm: c.algorithm)
         for index in [0, 1, signature.count / 2, signature.count - 1] {
-            let changed = KeyTestSupport.flipped(signature, at: index)
+            let changed = TestBytes.flipped(signature, at: index)
             let error = try KeyTestSupport.thrown { try verifier.verify(signature: changed, message: KeyTestSupport.message) }
-            #expect(error.errorCase == .signatureInvalid, "signature byte \(index) of \(signature.count)")
+            #expect(error.code == .signatureInvalid, "signature byte \(index) of \(signature.count)")
         }
         for wrongLength in [Array(signature.dropLast()), signature + [0], []] {
             let error = try KeyTestSupport.thrown { try verifier.verify(signature: wrongLength, message: KeyTestSupport.message) }
-            #expect(error.errorCase == .signatureInvalid, "signature of \(wrongLength.count) bytes")
+            #expect(error.code == .signatureInvalid, "signature of \(wrongLength.count) bytes")
         }
     }
 
@@ -90,7 +91,7 @@ struct SigningCase: Sendable, CustomTestStringConvertible {
         let signature = try await SoftwareSigner(key: SharedTestKeys.key(type)).sign(message: KeyTestSupport.message)
         let stranger = try PrivateKey.generate(type).publicKey
         let error = try KeyTestSupport.thrown { try PublicKeyVerifier(key: stranger).verify(signature: signature, message: KeyTestSupport.message) }
-        #expect(error.errorCase == .signatureInvalid)
+        #expect(error.code == .signatureInvalid)
     }
 
     @Test("an algorithm that does not fit the key is refused", arguments: SigningCase.misfits)
@@ -182,7 +183,7 @@ struct SigningCase: Sendable, CustomTestStringConvertible {
             let signature = try await SoftwareSigner(key: key, algorithm: signed).sign(message: KeyTestSupport.message)
             let verifier = try PublicKeyVerifier(key: key.publicKey, algorithm: checked)
             let error = try KeyTestSupport.thrown { try verifier.verify(signature: signature, message: KeyTestSupport.message) }
-            #expect(error.errorCase == .signatureInvalid, "\(signed.rawValue) checked as \(checked.rawValue)")
+            #expect(error.code == .signatureInvalid, "\(signed.rawValue) checked as \(checked.rawValue)")
             if checked == .rsaPSSSHA256 { #expect(error.description.contains("rsa_pss_saltlen:digest")) }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import SignetCore
 @testable import SignetHTTP
+import SignetTestSupport
 import Testing
 
 /// One digest of `Vectors/rfc9530.json`.
@@ -19,7 +20,7 @@ struct RFC9530Vector: Decodable, Sendable, CustomTestStringConvertible {
         get throws {
             if let body { return Array(body.utf8) }
             let hex = try #require(bodyHex, "\(id) has neither body nor bodyHex")
-            return try HTTPTestSupport.bytes(hex: hex.filter { $0 != " " })
+            return try TestVectors.bytes(hex: hex.filter { $0 != " " })
         }
     }
 }
@@ -35,7 +36,7 @@ struct RFC9530File: Decodable, Sendable {
     var multiMemberFieldValues: [MultiMember]
 
     static func load() throws -> RFC9530File {
-        try JSONDecoder().decode(RFC9530File.self, from: HTTPVectorFiles.data("rfc9530.json"))
+        try JSONDecoder().decode(RFC9530File.self, from: TestVectors.data("rfc9530.json", in: .module))
     }
 }
 
@@ -43,7 +44,7 @@ struct RFC9530File: Decodable, Sendable {
 struct MalformedDigestCase: Sendable, CustomTestStringConvertible {
     let name: String
     let value: String
-    let expected: HTTPSignatureError.Case
+    let expected: SignetErrorCode<HTTPSignatureError>
 
     var testDescription: String { name }
 
@@ -96,7 +97,7 @@ struct ContentDigestTests {
         let error = try #require(throws: HTTPSignatureError.self) {
             try ContentDigest.verify(fieldValue: vector.digestHeaderValue, body: body + [0x0A])
         }
-        #expect(error.errorCase == .contentDigest)
+        #expect(error.code == .contentDigest)
     }
 
     @Test(
@@ -104,7 +105,7 @@ struct ContentDigestTests {
         arguments: try RFC9530File.load().vectors.filter({ !$0.isSupported }))
     func unsupportedAlgorithm(_ vector: RFC9530Vector) throws {
         let alone = try #require(throws: HTTPSignatureError.self) { try ContentDigest.parse(vector.digestHeaderValue) }
-        #expect(alone.errorCase == .contentDigest)
+        #expect(alone.code == .contentDigest)
         let body = try vector.bodyBytes
         let sha256 = ContentDigest.fieldValue(for: body, algorithm: .sha256)
         for mixed in [vector.digestHeaderValue + ", " + sha256, sha256 + ", " + vector.digestHeaderValue] {
@@ -112,7 +113,7 @@ struct ContentDigestTests {
             try ContentDigest.verify(fieldValue: mixed, body: body)
             // The known digest still catches other content.
             let error = try #require(throws: HTTPSignatureError.self) { try ContentDigest.verify(fieldValue: mixed, body: body + [0x20]) }
-            #expect(error.errorCase == .contentDigest)
+            #expect(error.code == .contentDigest)
         }
     }
 
@@ -127,7 +128,7 @@ struct ContentDigestTests {
     @Test("B.6: a two-member field (no space after the comma) has both digests checked; Signet writes it with a space")
     func multiMember() throws {
         let member = try #require(try RFC9530File.load().multiMemberFieldValues.first)
-        let body = try HTTPTestSupport.bytes(hex: member.bodyHex.filter { $0 != " " })
+        let body = try TestVectors.bytes(hex: member.bodyHex.filter { $0 != " " })
         let parsed = try ContentDigest.parse(member.fieldValue)
         #expect(Set(parsed.keys) == [.sha256, .sha512])
         try ContentDigest.verify(fieldValue: member.fieldValue, body: body)
@@ -137,7 +138,7 @@ struct ContentDigestTests {
         // sha-256 right, sha-512 of other content: refused.
         let halfRight = ContentDigest.fieldValue(for: body, algorithm: .sha256) + ", " + ContentDigest.fieldValue(for: body + [1], algorithm: .sha512)
         let error = try #require(throws: HTTPSignatureError.self) { try ContentDigest.verify(fieldValue: halfRight, body: body) }
-        #expect(error.errorCase == .contentDigest)
+        #expect(error.code == .contentDigest)
     }
 
     @Test("streaming in odd-sized pieces gives the one-shot digests (and python3 hashlib's)")
@@ -185,13 +186,13 @@ struct ContentDigestTests {
         let wrong = try #require(throws: HTTPSignatureError.self) {
             try ContentDigest.verify(fieldValue: ContentDigest.fieldValue(for: other), body: body)
         }
-        #expect(wrong.errorCase == .contentDigest)
+        #expect(wrong.code == .contentDigest)
 
         let stated = try ContentDigest.parse(HTTPTestSupport.sampleBodyContentDigest)
         var only256 = ContentDigest.Hasher(algorithms: [.sha256])
         only256.update(body)
         let notComputed = try #require(throws: HTTPSignatureError.self) { try ContentDigest.verify(stated: stated, computed: only256.finalize()) }
-        #expect(notComputed.errorCase == .contentDigest)
+        #expect(notComputed.code == .contentDigest)
         var both = ContentDigest.Hasher()
         both.update(body)
         try ContentDigest.verify(stated: stated, computed: both.finalize())
@@ -205,7 +206,7 @@ struct ContentDigestTests {
     @Test("malformed Content-Digest fields are refused", arguments: MalformedDigestCase.all)
     func malformed(_ c: MalformedDigestCase) throws {
         let error = try #require(throws: HTTPSignatureError.self) { try ContentDigest.parse(c.value) }
-        #expect(error.errorCase == c.expected, "got \(error)")
+        #expect(error.code == c.expected, "got \(error)")
         if c.expected == .malformedField {
             #expect(error.malformedFieldName == "Content-Digest")
         }

@@ -2,38 +2,13 @@ import Foundation
 import HTTPTypes
 import SignetCore
 @testable import SignetHTTP
+import SignetTestSupport
 import Testing
-
-/// A problem with a test's own data (a vector file that is missing or malformed).
-struct VectorError: Error, CustomStringConvertible {
-    let description: String
-}
 
 // MARK: - Vector files
 
-/// Files copied into the test bundle from `Tests/SignetHTTPTests/Vectors`.
-enum HTTPVectorFiles {
-    /// The URL of `Vectors/<relative>` in the test bundle.
-    static func url(_ relative: String) throws -> URL {
-        if let base = Bundle.module.resourceURL {
-            let candidate = base.appendingPathComponent("Vectors/" + relative)
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-        }
-        // Fallback for Foundation implementations that resolve resources differently.
-        var parts = relative.split(separator: "/").map(String.init)
-        let file = parts.removeLast()
-        let dot = file.firstIndex(of: ".")
-        let name = dot.map { String(file[..<$0]) } ?? file
-        let ext = dot.map { String(file[file.index(after: $0)...]) }
-        let subdirectory = (["Vectors"] + parts).joined(separator: "/")
-        if let url = Bundle.module.url(forResource: name, withExtension: ext, subdirectory: subdirectory) { return url }
-        throw VectorError(description: "Vectors/\(relative) is not in the test bundle")
-    }
-
-    static func path(_ relative: String) throws -> String { try url(relative).path }
-
-    static func data(_ relative: String) throws -> Data { try Data(contentsOf: url(relative)) }
-}
+// Files copied into the test bundle from `Tests/SignetHTTPTests/Vectors` are read with
+// SignetTestSupport's `TestVectors` (`in: .module`).
 
 /// A message as `rfc9421.json` describes it: a request (`method`) or a response (`status`).
 struct VectorMessage: Decodable, Sendable {
@@ -125,7 +100,7 @@ struct RFC9421File: Decodable, Sendable {
     var componentExamples: [ComponentExample]
 
     static func load() throws -> RFC9421File {
-        try JSONDecoder().decode(RFC9421File.self, from: HTTPVectorFiles.data("rfc9421.json"))
+        try JSONDecoder().decode(RFC9421File.self, from: TestVectors.data("rfc9421.json", in: .module))
     }
 
     static func example(_ id: String) throws -> SignatureExample {
@@ -158,7 +133,7 @@ struct RFC9421File: Decodable, Sendable {
 enum RFC9421Keys {
     /// `test-shared-secret`: 64 bytes, base64 in the file.
     static func sharedSecretBase64() throws -> String {
-        String(decoding: try HTTPVectorFiles.data("rfc9421-keys/test-shared-secret.b64"), as: UTF8.self)
+        String(decoding: try TestVectors.data("rfc9421-keys/test-shared-secret.b64", in: .module), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -171,7 +146,7 @@ enum RFC9421Keys {
     /// The key that checks signatures of `keyID` (the RFC's key names), pinned to `algorithm`.
     static func verificationKey(_ keyID: String, algorithm: SignatureAlgorithm) async throws -> HTTPVerificationKey {
         if algorithm == .hmacSHA256 { return .hmacSHA256(try sharedSecret()) }
-        let publicKey = try await KeySourceResolver().publicKey(try HTTPVectorFiles.path("rfc9421-keys/\(keyID).pub.pem"))
+        let publicKey = try await KeySourceResolver().publicKey(try TestVectors.path("rfc9421-keys/\(keyID).pub.pem", in: .module))
         return .publicKey(publicKey, algorithm)
     }
 
@@ -179,7 +154,7 @@ enum RFC9421Keys {
     /// RSASSA-PSS PKCS#8 private key; see RFC9421VectorTests).
     static func signingKey(_ keyID: String, algorithm: SignatureAlgorithm) async throws -> HTTPSigningKey {
         if algorithm == .hmacSHA256 { return .hmacSHA256(try sharedSecret()) }
-        let signer = try await KeySourceResolver().signer(try HTTPVectorFiles.path("rfc9421-keys/\(keyID).pem"), algorithm: algorithm)
+        let signer = try await KeySourceResolver().signer(try TestVectors.path("rfc9421-keys/\(keyID).pem", in: .module), algorithm: algorithm)
         return .signer(signer)
     }
 }
@@ -251,11 +226,6 @@ enum HTTPTestSupport {
             headerFields: [.contentType: "application/json", xAccount: "acct-42"])
     }
 
-    /// A clock stopped at `seconds` since 1970.
-    static func fixedClock(_ seconds: Int64) -> @Sendable () -> Date {
-        { Date(timeIntervalSince1970: TimeInterval(seconds)) }
-    }
-
     /// Header fields from `[name, value]` pairs, in order.
     static func fields(_ pairs: [[String]]) throws -> HTTPFields {
         var fields: HTTPFields = [:]
@@ -302,88 +272,15 @@ enum HTTPTestSupport {
         return hasher.finalize()
     }
 
-    /// `bytes` with the lowest bit of the byte at `index` flipped.
-    static func flipped(_ bytes: [UInt8], at index: Int) -> [UInt8] {
-        var copy = bytes
-        copy[index] ^= 0x01
-        return copy
-    }
-
-    /// Decodes hex without SignetCore, so that vector data does not depend on the code under test.
-    static func bytes(hex: String) throws -> [UInt8] {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { throw VectorError(description: "odd-length hex: \(hex)") }
-        func nibble(_ c: UInt8) throws -> UInt8 {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-            default: throw VectorError(description: "non-hex character in \(hex)")
-            }
-        }
-        return try stride(from: 0, to: digits.count, by: 2).map { try nibble(digits[$0]) << 4 | nibble(digits[$0 + 1]) }
-    }
-
     /// Runs `body`, requires it to throw an ``HTTPSignatureError`` and returns it.
     static func thrown<R>(
         sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> R
     ) async throws -> HTTPSignatureError {
-        try await #require(throws: HTTPSignatureError.self, sourceLocation: sourceLocation) { try await body() }
+        try await SignetTestSupport.thrownAsync(HTTPSignatureError.self, sourceLocation: sourceLocation, body)
     }
-}
-
-/// A clock tests move by hand.
-final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seconds: TimeInterval
-
-    init(_ seconds: Int64) { self.seconds = TimeInterval(seconds) }
-
-    var now: Date {
-        lock.lock()
-        defer { lock.unlock() }
-        return Date(timeIntervalSince1970: seconds)
-    }
-
-    func advance(by interval: TimeInterval) {
-        lock.lock()
-        seconds += interval
-        lock.unlock()
-    }
-
-    var function: @Sendable () -> Date { { self.now } }
 }
 
 extension HTTPSignatureError {
-    /// The case of an error without its payload, so tests can compare cases with `==`.
-    enum Case: String, Sendable {
-        case missingSignature, malformedField, missingComponent, componentNotCovered, missingParameter
-        case unsupportedAlgorithm, algorithmMismatch, unknownKey, signatureInvalid, expired, createdInFuture
-        case tooOld, replayedNonce, replayCacheFull, contentDigest, tooLarge, invalidArgument
-    }
-
-    var errorCase: Case {
-        switch self {
-        case .missingSignature: return .missingSignature
-        case .malformedField: return .malformedField
-        case .missingComponent: return .missingComponent
-        case .componentNotCovered: return .componentNotCovered
-        case .missingParameter: return .missingParameter
-        case .unsupportedAlgorithm: return .unsupportedAlgorithm
-        case .algorithmMismatch: return .algorithmMismatch
-        case .unknownKey: return .unknownKey
-        case .signatureInvalid: return .signatureInvalid
-        case .expired: return .expired
-        case .createdInFuture: return .createdInFuture
-        case .tooOld: return .tooOld
-        case .replayedNonce: return .replayedNonce
-        case .replayCacheFull: return .replayCacheFull
-        case .contentDigest: return .contentDigest
-        case .tooLarge: return .tooLarge
-        case .invalidArgument: return .invalidArgument
-        }
-    }
-
     /// The field a ``malformedField(field:detail:)`` names; nil for other cases.
     var malformedFieldName: String? {
         if case .malformedField(let field, _) = self { return field }

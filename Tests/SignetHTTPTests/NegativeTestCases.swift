@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import SignetCore
 @testable import SignetHTTP
+import SignetTestSupport
 import Testing
 
 /// A key store whose backend fails.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import SignetCore
 @testable import SignetHTTP
+import SignetTestSupport
 import Testing
 
 @Suite("RFC 9421 verification failures, each with its exact error")
@@ -11,7 +12,7 @@ struct NegativeTests {
 
     static func signer(_ fixture: SigningFixture, at seconds: Int64 = HTTPTestSupport.now) -> HTTPMessageSigner {
         var signer = HTTPMessageSigner(key: fixture.signingKey, keyID: "client-1")
-        signer.clock = HTTPTestSupport.fixedClock(seconds)
+        signer.clock = fixedClock(seconds)
         return signer
     }
 
@@ -20,7 +21,7 @@ struct NegativeTests {
     ) -> HTTPMessageVerifier {
         HTTPMessageVerifier(
             keys: StaticHTTPSignatureKeys(["client-1": fixture.verificationKey]), policy: policy, nonceCache: nonceCache,
-            clock: HTTPTestSupport.fixedClock(seconds))
+            clock: fixedClock(seconds))
     }
 
     /// The sample request signed with a body (unless `body` is nil) after `configure`.
@@ -78,9 +79,9 @@ struct NegativeTests {
         let signed = try await Self.signed(fixture)
         let verifier = Self.verifier(fixture)
         let other = try await HTTPTestSupport.thrown { try await verifier.verify(signed, body: Self.otherBody) }
-        #expect(other.errorCase == .contentDigest)
+        #expect(other.code == .contentDigest)
         let dropped = try await HTTPTestSupport.thrown { try await verifier.verify(signed, body: nil) }
-        #expect(dropped.errorCase == .contentDigest)
+        #expect(dropped.code == .contentDigest)
         var rewritten = signed
         rewritten.headerFields[.contentDigest] = ContentDigest.fieldValue(for: Self.otherBody)
         let resigned = try await HTTPTestSupport.thrown { try await verifier.verify(rewritten, body: Self.otherBody) }
@@ -102,7 +103,7 @@ struct NegativeTests {
         relaxed.requireContentDigestWithBody = false
         _ = try await Self.verifier(fixture, policy: relaxed).verify(uncovered, body: Self.body)
         let mismatch = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, policy: relaxed).verify(uncovered, body: Self.otherBody) }
-        #expect(mismatch.errorCase == .contentDigest)
+        #expect(mismatch.code == .contentDigest)
     }
 
     @Test("a signature that does not cover @target-uri or @method is refused by the default policy")
@@ -124,7 +125,7 @@ struct NegativeTests {
         let fixture = try SigningFixture.make(.ed25519)
         let signed = try await Self.signed(fixture)
         let stranger = try PrivateKey.generate(.ed25519).publicKey
-        let wrong = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(["client-1": .publicKey(stranger, .ed25519)]), clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+        let wrong = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(["client-1": .publicKey(stranger, .ed25519)]), clock: fixedClock(HTTPTestSupport.now))
         let invalid = try await HTTPTestSupport.thrown { try await wrong.verify(signed, body: Self.body) }
         #expect(invalid == .signatureInvalid(label: "sig1"))
 
@@ -133,14 +134,14 @@ struct NegativeTests {
         var otherSecret = SharedHTTPTestKeys.hmacSecretBytes
         otherSecret[0] ^= 1
         let wrongSecret = HTTPMessageVerifier(
-            keys: StaticHTTPSignatureKeys(["client-1": .hmacSHA256(SecretBytes(otherSecret))]), clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+            keys: StaticHTTPSignatureKeys(["client-1": .hmacSHA256(SecretBytes(otherSecret))]), clock: fixedClock(HTTPTestSupport.now))
         let macInvalid = try await HTTPTestSupport.thrown { try await wrongSecret.verify(macSigned, body: Self.body) }
         #expect(macInvalid == .signatureInvalid(label: "sig1"))
 
-        let empty = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys([:]), clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+        let empty = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys([:]), clock: fixedClock(HTTPTestSupport.now))
         let unknown = try await HTTPTestSupport.thrown { try await empty.verify(signed, body: Self.body) }
         #expect(unknown == .unknownKey(keyID: "client-1"))
-        let failing = HTTPMessageVerifier(keys: FailingKeyStore(), clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+        let failing = HTTPMessageVerifier(keys: FailingKeyStore(), clock: fixedClock(HTTPTestSupport.now))
         let storeDown = try await HTTPTestSupport.thrown { try await failing.verify(signed, body: Self.body) }
         #expect(storeDown == .unknownKey(keyID: "client-1"))
     }
@@ -170,7 +171,7 @@ struct NegativeTests {
     @Test("a replayed nonce is refused; a nonce is recorded only once everything else passed")
     func replay() async throws {
         let fixture = try SigningFixture.make(.ed25519)
-        let cache = InMemoryNonceCache(clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+        let cache = InMemoryNonceCache(clock: fixedClock(HTTPTestSupport.now))
         let verifier = Self.verifier(fixture, nonceCache: cache)
         let signed = try await Self.signed(fixture)
         var tampered = signed
@@ -178,7 +179,7 @@ struct NegativeTests {
         let invalid = try await HTTPTestSupport.thrown { try await verifier.verify(tampered, body: Self.body) }
         #expect(invalid == .signatureInvalid(label: "sig1"))
         let digest = try await HTTPTestSupport.thrown { try await verifier.verify(signed, body: Self.otherBody) }
-        #expect(digest.errorCase == .contentDigest)
+        #expect(digest.code == .contentDigest)
         #expect(cache.count == 0)
 
         _ = try await verifier.verify(signed, body: Self.body)
@@ -194,7 +195,7 @@ struct NegativeTests {
     func missingNonce() async throws {
         let fixture = try SigningFixture.make(.ed25519)
         let noNonce = try await Self.signed(fixture) { $0.includeNonce = false }
-        let cache = InMemoryNonceCache(clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+        let cache = InMemoryNonceCache(clock: fixedClock(HTTPTestSupport.now))
         let withCache = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, nonceCache: cache).verify(noNonce, body: Self.body) }
         #expect(withCache == .missingParameter("nonce"))
         var policy = HTTPSignaturePolicy()
@@ -232,7 +233,7 @@ struct NegativeTests {
         for value in c.signatureInput { request.headerFields.append(HTTPField(name: .signatureInput, value: value)) }
         for value in c.signature { request.headerFields.append(HTTPField(name: .signature, value: value)) }
         let error = try await HTTPTestSupport.thrown { try await Self.verifier(fixture).verify(request, body: nil) }
-        #expect(error.errorCase == .malformedField, "got \(error)")
+        #expect(error.code == .malformedField, "got \(error)")
         #expect(error.malformedFieldName == c.field, "got \(error)")
     }
 
@@ -240,7 +241,7 @@ struct NegativeTests {
     func noSignature() async throws {
         let fixture = try SigningFixture.make(.ed25519)
         let error = try await HTTPTestSupport.thrown { try await Self.verifier(fixture).verify(HTTPTestSupport.sampleRequest(), body: nil) }
-        #expect(error.errorCase == .missingSignature)
+        #expect(error.code == .missingSignature)
     }
 
     @Test("alg naming an unknown algorithm, or another algorithm than the key's, is refused (algorithm confusion)")
@@ -261,7 +262,7 @@ struct NegativeTests {
         let publicKey = try #require(fixture.publicKey)
         for includeAlgorithm in [true, false] {
             var forger = HTTPMessageSigner(key: .hmacSHA256(SecretBytes(publicKey.spkiDER)), keyID: "client-1")
-            forger.clock = HTTPTestSupport.fixedClock(HTTPTestSupport.now)
+            forger.clock = fixedClock(HTTPTestSupport.now)
             forger.includeAlgorithm = includeAlgorithm
             var forged = HTTPTestSupport.sampleRequest()
             try await forger.sign(&forged, body: Self.body)
@@ -274,11 +275,11 @@ struct NegativeTests {
         // An RSA key registered for rsa-pss-sha512 does not accept rsa-v1_5-sha256.
         let v15 = try SigningFixture.make(.rsaPKCS1v15SHA256)
         let pss = HTTPMessageVerifier(
-            keys: StaticHTTPSignatureKeys(publicKeys: [try #require(v15.publicKey)]), clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+            keys: StaticHTTPSignatureKeys(publicKeys: [try #require(v15.publicKey)]), clock: fixedClock(HTTPTestSupport.now))
         let keyID = try #require(v15.publicKey?.fingerprint.description)
         for includeAlgorithm in [true, false] {
             var signer = HTTPMessageSigner(key: v15.signingKey)
-            signer.clock = HTTPTestSupport.fixedClock(HTTPTestSupport.now)
+            signer.clock = fixedClock(HTTPTestSupport.now)
             signer.includeAlgorithm = includeAlgorithm
             var request = HTTPTestSupport.sampleRequest()
             try await signer.sign(&request)
@@ -303,7 +304,7 @@ struct NegativeTests {
         small.maximumFieldBytes = 100
         let ordinary = try await Self.signed(fixture)
         let smallLimit = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, policy: small).verify(ordinary, body: Self.body) }
-        #expect(smallLimit.errorCase == .tooLarge)
+        #expect(smallLimit.code == .tooLarge)
 
         var request = HTTPTestSupport.sampleRequest()
         for index in 1...8 {
@@ -326,7 +327,7 @@ struct NegativeTests {
         let hex = secret.bytes.map { String(format: "%02x", $0) }.joined()
         let fixture = SigningFixture(algorithm: .hmacSHA256, signingKey: .hmacSHA256(secret), verificationKey: .hmacSHA256(secret), publicKey: nil)
         let signed = try await Self.signed(fixture) { $0.expiresAfter = 5 }
-        let cache = InMemoryNonceCache(clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+        let cache = InMemoryNonceCache(clock: fixedClock(HTTPTestSupport.now))
         _ = try await Self.verifier(fixture, nonceCache: cache).verify(signed, body: Self.body)
         var tampered = signed
         tampered.method = .delete
@@ -338,7 +339,7 @@ struct NegativeTests {
         errors.append(try await HTTPTestSupport.thrown { try await Self.verifier(fixture, at: HTTPTestSupport.now - 400).verify(signed, body: Self.body) })
         let relabelled = try Self.rewritten(signed) { $0.replacingOccurrences(of: "alg=\"hmac-sha256\"", with: "alg=\"ed25519\"") }
         errors.append(try await HTTPTestSupport.thrown { try await Self.verifier(fixture).verify(relabelled, body: Self.body) })
-        #expect(errors.map(\.errorCase) == [.signatureInvalid, .contentDigest, .replayedNonce, .tooOld, .createdInFuture, .algorithmMismatch])
+        #expect(errors.map(\.code) == [.signatureInvalid, .contentDigest, .replayedNonce, .tooOld, .createdInFuture, .algorithmMismatch])
         for error in errors {
             for text in [error.description, String(describing: error), String(reflecting: error)] {
                 #expect(!text.contains(base64) && !text.contains(String(base64.prefix(12))), "\(text)")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import SignetCore
 @testable import SignetHTTP
+import SignetTestSupport
 import Testing
 
 @Suite("InMemoryNonceCache")
@@ -88,7 +89,7 @@ struct NonceCacheTests {
 
     @Test("of many concurrent inserts of one nonce exactly one succeeds")
     func concurrentInserts() async throws {
-        let cache = InMemoryNonceCache(capacity: 100, clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+        let cache = InMemoryNonceCache(capacity: 100, clock: fixedClock(HTTPTestSupport.now))
         let until = Date(timeIntervalSince1970: TimeInterval(HTTPTestSupport.now + 60))
         let results = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<50 {
@@ -117,7 +118,7 @@ struct LegacyHMACProfileTests {
 
     static func profile(at seconds: Int64 = HTTPTestSupport.now, secret: SecretBytes = LegacyHMACProfileTests.secret) -> LegacyHMACProfile {
         var profile = LegacyHMACProfile(secret: secret, accepting: .queryBodyAmbiguityAndReplay)
-        profile.clock = HTTPTestSupport.fixedClock(seconds)
+        profile.clock = fixedClock(seconds)
         return profile
     }
 
@@ -210,7 +211,7 @@ struct LegacyHMACProfileTests {
         }
         var noSignature = request
         noSignature.headerFields[.signature] = nil
-        #expect(try Self.error(noSignature).errorCase == .missingSignature)
+        #expect(try Self.error(noSignature).code == .missingSignature)
         let shortMAC = Base64.encode([UInt8](repeating: 7, count: 32))
         for bad in ["not base64!", shortMAC, String(Self.expectedMAC.dropLast(2)), "", "sig1=:\(Self.expectedMAC):"] {
             var signature = request
@@ -221,6 +222,6 @@ struct LegacyHMACProfileTests {
         let empty = try #require(throws: HTTPSignatureError.self) {
             try Self.profile(secret: SecretBytes([UInt8]())).verify(request, url: Self.url, body: Self.body)
         }
-        #expect(empty.errorCase == .invalidArgument)
+        #expect(empty.code == .invalidArgument)
     }
 }

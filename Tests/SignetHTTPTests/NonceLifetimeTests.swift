@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import SignetCore
 @testable import SignetHTTP
+import SignetTestSupport
 import Testing
 
 /// A nonce may be forgotten only when the signature carrying it can no longer be accepted:

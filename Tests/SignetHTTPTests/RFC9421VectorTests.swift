@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import SignetCore
 @testable import SignetHTTP
+import SignetTestSupport
 import Testing
 
 @Suite("RFC 9421 test vectors (Appendix B, §2, §2.4, §3, §4.3)")
@@ -16,7 +17,7 @@ struct RFC9421VectorTests {
         policy.requiredComponents = []
         policy.requireContentDigestWithBody = false
         return HTTPMessageVerifier(
-            keys: StaticHTTPSignatureKeys([example.keyid: key]), policy: policy, clock: HTTPTestSupport.fixedClock(try example.created))
+            keys: StaticHTTPSignatureKeys([example.keyid: key]), policy: policy, clock: fixedClock(try example.created))
     }
 
     @Test("the vector file holds the twelve signature examples and the Section 2 component examples")
@@ -74,7 +75,7 @@ struct RFC9421VectorTests {
         let verifier = try await Self.verifier(for: example)
         let created = try example.created
         let signature = try example.signatureBytes
-        let flipped = HTTPTestSupport.flipped(signature, at: signature.count / 2)
+        let flipped = TestBytes.flipped(signature, at: signature.count / 2)
         let laterInput = example.signatureInput.replacingOccurrences(of: ";created=\(created)", with: ";created=\(created + 1)")
         #expect(laterInput != example.signatureInput)
         let variants: [[[String]]] = [
@@ -129,13 +130,13 @@ struct RFC9421VectorTests {
     @Test("SignetCore refuses the RFC's RSASSA-PSS PKCS#8 private key; its rsaEncryption SPKI public key reads")
     func rsaPSSPrivateKey() async throws {
         // If SignetCore learns to read id-RSASSA-PSS PKCS#8 keys, replace this with a signing round trip.
-        let path = try HTTPVectorFiles.path("rfc9421-keys/test-key-rsa-pss.pem")
+        let path = try TestVectors.path("rfc9421-keys/test-key-rsa-pss.pem", in: .module)
         let error = try await #require(throws: SignetCoreError.self) { try await KeySourceResolver().signer(path, algorithm: .rsaPSSSHA512) }
         guard case .unsupported = error else {
             Issue.record("expected .unsupported, got \(error)")
             return
         }
-        let publicKey = try await KeySourceResolver().publicKey(try HTTPVectorFiles.path("rfc9421-keys/test-key-rsa-pss.pub.pem"))
+        let publicKey = try await KeySourceResolver().publicKey(try TestVectors.path("rfc9421-keys/test-key-rsa-pss.pub.pem", in: .module))
         #expect(publicKey.kind == .rsa(bits: 2048))
         #expect(HTTPSignatureAlgorithms.default(for: publicKey.kind) == .rsaPSSSHA512)
     }
@@ -152,7 +153,7 @@ struct RFC9421VectorTests {
         signer.components = try example.coveredComponents.map { try SignatureComponent(parsing: $0) }
         signer.includeNonce = false
         signer.includeAlgorithm = false
-        signer.clock = HTTPTestSupport.fixedClock(try example.created)
+        signer.clock = fixedClock(try example.created)
         let (input, fields) = try await signer.signatureFields(for: message)
         #expect(try input.serializedParameters() == example.signatureInput)
         #expect(fields.map(\.name) == [.signatureInput, .signature])
@@ -196,7 +197,7 @@ struct RFC9421VectorTests {
         ])
         var policy = HTTPSignaturePolicy()
         policy.requiredComponents = []
-        let verifier = HTTPMessageVerifier(keys: keys, policy: policy, clock: HTTPTestSupport.fixedClock(try proxy.created))
+        let verifier = HTTPMessageVerifier(keys: keys, policy: policy, clock: fixedClock(try proxy.created))
 
         let (forwarded, forwardedBody) = try file.message(for: proxy, signatureFields: combined)
         let forwardedDigests = HTTPTestSupport.digests(forwardedBody)
@@ -224,7 +225,7 @@ struct RFC9421VectorTests {
         var alone = message
         alone.request = nil
         let missing = try await HTTPTestSupport.thrown { try await verifier.verify(alone, bodyDigests: digests) }
-        #expect(missing.errorCase == .missingComponent)
+        #expect(missing.code == .missingComponent)
 
         var other = message
         other.request?.path = "/bar"
@@ -293,7 +294,7 @@ struct RFC9421VectorTests {
             if identifier.hasSuffix(";tr") {
                 // Trailer fields (§2.1.4) are not supported: the identifier is refused, never mis-signed.
                 let error = try #require(throws: HTTPSignatureError.self) { try SignatureComponent(parsing: identifier) }
-                #expect(error.errorCase == .malformedField)
+                #expect(error.code == .malformedField)
                 continue
             }
             let component = try SignatureComponent(parsing: identifier)
@@ -345,7 +346,7 @@ struct RFC9421VectorTests {
         let repeated = try #require(throws: HTTPSignatureError.self) { try message.value(of: .queryParameter("a")) }
         #expect(repeated.malformedFieldName == "@query")
         let absent = try #require(throws: HTTPSignatureError.self) { try message.value(of: .queryParameter("e")) }
-        #expect(absent.errorCase == .missingComponent)
+        #expect(absent.code == .missingComponent)
     }
 
     @Test("@request-target of a CONNECT request as HTTPTypes models it (authority, no path) is the authority form (§2.2.5)")

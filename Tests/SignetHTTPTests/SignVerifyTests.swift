@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import SignetCore
 @testable import SignetHTTP
+import SignetTestSupport
 import Testing
 
 @Suite("RFC 9421 signing and verifying round trips")
@@ -9,13 +10,13 @@ struct SignVerifyTests {
     /// A signer under `keyID` whose clock is stopped at ``HTTPTestSupport/now``.
     static func signer(_ fixture: SigningFixture, keyID: String? = "client-1") -> HTTPMessageSigner {
         var signer = HTTPMessageSigner(key: fixture.signingKey, keyID: keyID)
-        signer.clock = HTTPTestSupport.fixedClock(HTTPTestSupport.now)
+        signer.clock = fixedClock(HTTPTestSupport.now)
         return signer
     }
 
     /// A verifier with `keys`, its clock stopped at ``HTTPTestSupport/now``.
     static func verifier(_ keys: [String: HTTPVerificationKey], policy: HTTPSignaturePolicy = .default) -> HTTPMessageVerifier {
-        HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(keys), policy: policy, clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+        HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(keys), policy: policy, clock: fixedClock(HTTPTestSupport.now))
     }
 
     @Test("the supported algorithms are RFC 9421's six; other names are refused")
@@ -139,15 +140,15 @@ struct SignVerifyTests {
         #expect(try await Self.verifier(["mac-key": mac.verificationKey]).verify(request, body: body).label == "sig2")
 
         let noKeyID = try await HTTPTestSupport.thrown { try await both.verify(request, body: body, keyID: "nobody") }
-        #expect(noKeyID.errorCase == .missingSignature)
+        #expect(noKeyID.code == .missingSignature)
         let noLabel = try await HTTPTestSupport.thrown { try await both.verify(request, body: body, label: "sig3") }
-        #expect(noLabel.errorCase == .missingSignature)
+        #expect(noLabel.code == .missingSignature)
         // A label already used is refused.
         let reused = try await HTTPTestSupport.thrown {
             var copy = request
             return try await Self.signer(ed, keyID: "ed-key").sign(&copy)
         }
-        #expect(reused.errorCase == .invalidArgument)
+        #expect(reused.code == .invalidArgument)
     }
 
     @Test("a response signed over @status and the request's @method and @target-uri (req) verifies with that request only")
@@ -181,7 +182,7 @@ struct SignVerifyTests {
         let changed = try await HTTPTestSupport.thrown { try await verifier.verify(.response(response, answering: otherRequest), bodyDigests: digests) }
         #expect(changed == .signatureInvalid(label: "sig1"))
         let alone = try await HTTPTestSupport.thrown { try await verifier.verify(.response(response), bodyDigests: digests) }
-        #expect(alone.errorCase == .missingComponent)
+        #expect(alone.code == .missingComponent)
     }
 
     @Test("a response signed with the defaults covers @status, and content-digest with a body")
@@ -238,7 +239,7 @@ struct SignVerifyTests {
             #expect(input.parameters.keyID == publicKey.fingerprint.description)
             #expect(input.parameters.keyID?.hasPrefix("sha256/") == true)
             let verifier = HTTPMessageVerifier(
-                keys: StaticHTTPSignatureKeys(publicKeys: [publicKey]), clock: HTTPTestSupport.fixedClock(HTTPTestSupport.now))
+                keys: StaticHTTPSignatureKeys(publicKeys: [publicKey]), clock: fixedClock(HTTPTestSupport.now))
             #expect(try await verifier.verify(request, body: nil).algorithm == algorithm)
         }
     }
@@ -252,7 +253,7 @@ struct SignVerifyTests {
             var copy = request
             return try await noKeyID.sign(&copy)
         }
-        #expect(missing.errorCase == .invalidArgument)
+        #expect(missing.code == .invalidArgument)
         for label in ["Sig1", "1sig", "sig 1", "sig=1", ""] {
             var signer = Self.signer(mac)
             signer.label = label
@@ -260,7 +261,7 @@ struct SignVerifyTests {
                 var copy = request
                 return try await signer.sign(&copy)
             }
-            #expect(error.errorCase == .invalidArgument, "label \"\(label)\"")
+            #expect(error.code == .invalidArgument, "label \"\(label)\"")
         }
         var good = Self.signer(mac)
         good.label = "proxy_sig-2.a"

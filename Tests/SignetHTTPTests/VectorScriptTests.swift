@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import Testing
 
 /// `Vectors/verify_vectors.py` (which the README cites) checks every vector file in Vectors/
@@ -17,22 +18,12 @@ struct VectorScriptTests {
     @Test("python3 verify_vectors.py exits 0 and reports every check passed")
     func verifyVectorsScript() throws {
         try #require(FileManager.default.fileExists(atPath: Self.script.path), "\(Self.script.path) is missing")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script.path]
-        process.currentDirectoryURL = Self.script.deletingLastPathComponent()
-        // One pipe for both streams: read to the end before waiting, so neither can fill up.
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        let result = try Python.runScript(Self.script, in: Self.script.deletingLastPathComponent())
+        // The script reports on standard output; standard error only carries python's own complaints.
+        let text = result.out
 
-        #expect(process.terminationStatus == 0, "verify_vectors.py failed (Scripts/test installs python3 and cryptography):\n\(text)")
-        #expect(!text.contains("FAIL"), "\(text)")
+        #expect(result.status == 0, "verify_vectors.py failed (Scripts/test installs python3 and cryptography):\n\(result)")
+        #expect(!(text + result.stderr).contains("FAIL"), "\(result)")
         let lines = text.split(separator: "\n").map(String.init)
         // The last line is the summary: "checks passed: N, failed: 0".
         let summary = try #require(lines.last, "no output")

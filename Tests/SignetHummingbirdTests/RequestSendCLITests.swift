@@ -1,81 +1,23 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// `signet request send` (the built binary) against the live Hummingbird server.
 @Suite("signet request send against a live server", .timeLimit(.minutes(2)))
 struct RequestSendCLITests {
-    struct CLIResult: CustomStringConvertible {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
-    }
-
-    /// The `signet` executable next to the test bundle (or `SIGNET_BIN`), found as SignetCLITests finds it.
-    static let signetBinary: String = {
-        if let override = ProcessInfo.processInfo.environment["SIGNET_BIN"] { return override }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("signet").path), folder.path != "/" {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("signet").path
-    }()
-
     /// A scratch folder, removed afterwards.
     static func withFolder(_ body: (URL) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-send-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try await body(folder)
+        let folder = try TemporaryFolder(prefix: "signet-send")
+        defer { folder.remove() }
+        try await body(folder.url)
     }
 
     /// Runs signet without blocking a thread of the cooperative pool (the server's handlers
     /// need it while the process waits for them).
-    static func signet(_ arguments: [String], in folder: URL, stdin: Data? = nil) async throws -> CLIResult {
-        try #require(FileManager.default.isExecutableFile(atPath: signetBinary), "no signet binary at \(signetBinary)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: signetBinary)
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        var environment = ProcessInfo.processInfo.environment
-        environment["SIGNET_PASSPHRASE"] = nil
-        environment["SIGNET_HMAC_KEY"] = nil
-        environment["SIGNET_VAULT"] = nil
-        environment["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg-data").path
-        process.environment = environment
-        let outURL = folder.appendingPathComponent(".out-\(UUID().uuidString)")
-        let errURL = folder.appendingPathComponent(".err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        if let stdin {
-            let inURL = folder.appendingPathComponent(".in-\(UUID().uuidString)")
-            try stdin.write(to: inURL)
-            process.standardInput = try FileHandle(forReadingFrom: inURL)
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try outHandle.close()
-        try errHandle.close()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return CLIResult(
-            status: status,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    static func signet(_ arguments: [String], in folder: URL, stdin: Data? = nil) async throws -> RunResult {
+        try #require(FileManager.default.isExecutableFile(atPath: SignetBinary.path), "no signet binary at \(SignetBinary.path)")
+        return try await SignetBinary.runAsync(arguments, in: folder, stdin: stdin)
     }
 
     static func writePEM(_ key: PrivateKey, to url: URL) throws {
@@ -93,14 +35,14 @@ struct RequestSendCLITests {
                 let posted = try await Self.signet(
                     ["request", "send", "-X", "POST", "--url", "\(server.baseURL)/echo", "--body", "body.json", "--key", "ed.pem"], in: folder)
                 #expect(posted.status == 0, "\(posted)")
-                #expect(posted.stdout == body, "\(posted)")
+                #expect(posted.out == body, "\(posted)")
                 #expect(posted.stderr.contains("200"), "\(posted)")
                 #expect(posted.stderr.lowercased().contains("x-signed-by: \(server.keys.keyID(.ed25519).lowercased())"), "\(posted)")
 
                 // GET (the default method) with no body.
                 let got = try await Self.signet(["request", "send", "--url", "\(server.baseURL)/hello", "--key", "ed.pem", "-q"], in: folder)
                 #expect(got.status == 0, "\(got)")
-                #expect(got.stdout == "hello")
+                #expect(got.out == "hello")
                 #expect(got.stderr.isEmpty, "\(got)")
             }
         }
@@ -116,7 +58,7 @@ struct RequestSendCLITests {
                     ["request", "send", "-X", "POST", "--url", "\(server.baseURL)/echo", "--body", "-", "--key", "p256.pem"],
                     in: folder, stdin: Data(body.utf8))
                 #expect(result.status == 0, "\(result)")
-                #expect(result.stdout == body, "\(result)")
+                #expect(result.out == body, "\(result)")
             }
         }
     }
@@ -131,9 +73,9 @@ struct RequestSendCLITests {
                     ["request", "send", "-i", "-X", "POST", "--url", "\(server.baseURL)/echo", "--body", "body",
                      "-a", "hmac-sha256", "--key", "secret.bin", "--keyid", TestKeys.hmacKeyID], in: folder)
                 #expect(result.status == 0, "\(result)")
-                #expect(result.stdout.hasPrefix("HTTP/1.1 200"), "\(result)")
-                #expect(result.stdout.lowercased().contains("x-signed-by: shared-1"), "\(result)")
-                #expect(result.stdout.hasSuffix("\n\nmac me"), "\(result)")
+                #expect(result.out.hasPrefix("HTTP/1.1 200"), "\(result)")
+                #expect(result.out.lowercased().contains("x-signed-by: shared-1"), "\(result)")
+                #expect(result.out.hasSuffix("\n\nmac me"), "\(result)")
             }
         }
     }
@@ -148,8 +90,8 @@ struct RequestSendCLITests {
                     ["request", "send", "-X", "POST", "--url", "\(server.baseURL)/echo", "--body", "body", "--key", "stranger.pem"], in: folder)
                 #expect(result.status == 1, "\(result)")
                 #expect(result.stderr.contains("401"), "\(result)")
-                #expect(result.stdout.contains("unknown keyid"), "\(result)")
-                #expect(!result.stdout.contains("who am I"), "\(result)")
+                #expect(result.out.contains("unknown keyid"), "\(result)")
+                #expect(!result.out.contains("who am I"), "\(result)")
 
                 // No server listening is exit 4 (I/O), not 1 (refused).
                 let closed = try await Self.signet(

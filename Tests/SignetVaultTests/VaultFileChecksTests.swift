@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 @testable import SignetVault
 
@@ -48,7 +49,7 @@ import Testing
     func missingFolder() throws {
         let folder = try TemporaryFolder()
         let error = try VaultTest.thrown { try Vault(path: folder.path + "/nowhere/test.vault", credentials: passphrase()) }
-        #expect(error.errorCase == .vaultMissing || error.errorCase == .io, "\(error)")
+        #expect(error.code == .vaultMissing || error.code == .io, "\(error)")
         #expect(!VaultTest.exists(folder.path + "/nowhere"))
     }
 
@@ -70,7 +71,7 @@ import Testing
         let error = try VaultTest.thrown { try Vault(path: path, credentials: passphrase()) }
         VaultTest.check(error, is: .corrupted, mentioning: path, "schema")
         let locked = try VaultTest.thrown { try Vault(path: path) }
-        #expect(locked.errorCase == .corrupted)
+        #expect(locked.code == .corrupted)
     }
 
     @Test("a name in the file that the library would refuse is reported as damage when listed")
@@ -84,6 +85,6 @@ import Testing
 
         let reopened = try Vault(path: path)
         let error = try await VaultTest.thrownAsync { try await reopened.allAccounts() }
-        #expect(error.errorCase == .corrupted, "\(error)")
+        #expect(error.code == .corrupted, "\(error)")
     }
 }

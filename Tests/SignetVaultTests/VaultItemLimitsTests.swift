@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 @testable import SignetVault
 
@@ -11,7 +12,7 @@ import Testing
         _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
     ) async throws {
         let error = try await VaultTest.thrownAsync(sourceLocation: sourceLocation) { try await body() }
-        #expect(error.errorCase == .invalidArgument, "\(what): \(error)", sourceLocation: sourceLocation)
+        #expect(error.code == .invalidArgument, "\(what): \(error)", sourceLocation: sourceLocation)
         #expect(error.category == .usage, sourceLocation: sourceLocation)
     }
 

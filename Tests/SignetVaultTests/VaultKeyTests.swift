@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 @testable import SignetVault
 
@@ -95,13 +96,13 @@ import Testing
         let added = try await VaultTest.thrownAsync {
             try await vault.add(secret("not a key at all"), service: "svc", account: "junk", kind: .privateKey)
         }
-        #expect(added.errorCase == .invalidArgument, "\(added)")
+        #expect(added.code == .invalidArgument, "\(added)")
         let key = try PrivateKey.generate(.p256)
         try await vault.setPrivateKey(key, service: "svc", account: "key")
         let updated = try await VaultTest.thrownAsync {
             try await vault.update(service: "svc", account: "key", secret: secret("still not a key"))
         }
-        #expect(updated.errorCase == .invalidArgument, "\(updated)")
+        #expect(updated.code == .invalidArgument, "\(updated)")
         #expect(try await vault.privateKey(service: "svc", account: "key").publicKey == key.publicKey)
     }
 
@@ -165,14 +166,14 @@ import Testing
         ])
     func malformedReference(_ text: String) throws {
         let error = try VaultTest.thrown { try VaultKeyReference(parsing: text) }
-        #expect(error.errorCase == .invalidArgument, "\(text.debugDescription): \(error)")
+        #expect(error.code == .invalidArgument, "\(text.debugDescription): \(error)")
     }
 
     @Test("a reference to names over 256 bytes is refused")
     func longReference() throws {
         let long = String(repeating: "a", count: 257)
         let error = try VaultTest.thrown { try VaultKeyReference(parsing: "vault:\(long)/acct") }
-        #expect(error.errorCase == .invalidArgument)
+        #expect(error.code == .invalidArgument)
         // 86 escaped slashes are 258 characters of text but 86 bytes of name.
         let escaped = String(repeating: "%2F", count: 86)
         let parsed = try VaultKeyReference(parsing: "vault:\(escaped)/acct")
@@ -250,7 +251,7 @@ import Testing
         ])
 
         let malformed = try await VaultTest.thrownAsync { try await resolver.signer("vault:a/b/c") }
-        #expect(malformed.errorCase == .invalidArgument)
+        #expect(malformed.code == .invalidArgument)
         let opensAfterMalformed = await counter.count
         #expect(opensAfterMalformed == 0, "a malformed reference must not open the vault")
 
@@ -259,7 +260,7 @@ import Testing
         let opensAfterMissing = await counter.count
         #expect(opensAfterMissing == 1)
         let password = try await VaultTest.thrownAsync { try await resolver.publicKey("vault:s/password") }
-        #expect(password.errorCase == .wrongKind)
+        #expect(password.code == .wrongKind)
 
         // A vault opened locked cannot give out its keys.
         let lockedResolver = KeySourceResolver(providers: [VaultKeySource { try Vault(path: path) }])

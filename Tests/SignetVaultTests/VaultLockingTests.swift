@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 @testable import SignetVault
 
@@ -82,11 +83,11 @@ import Testing
         let folder = try TemporaryFolder()
         let path = folder.path + "/test.vault"
         let none = try VaultTest.thrown { try VaultTest.newVault(at: path, credentials: VaultCredentials()) }
-        #expect(none.errorCase == .invalidArgument)
+        #expect(none.code == .invalidArgument)
         let empty = try VaultTest.thrown {
             try VaultTest.newVault(at: path, credentials: VaultCredentials(passphrase: SecretBytes([UInt8]())))
         }
-        #expect(empty.errorCase == .invalidArgument)
+        #expect(empty.code == .invalidArgument)
         #expect(!VaultTest.exists(path))
     }
 
@@ -126,7 +127,7 @@ import Testing
             let withPassphrase = try VaultTest.thrown {
                 try VaultTest.newVault(at: path, credentials: VaultCredentials(passphrase: secret("p"), keyFile: VaultTest.keyFile(count)))
             }
-            #expect(withPassphrase.errorCase == .invalidArgument)
+            #expect(withPassphrase.code == .invalidArgument)
         }
         #expect(!VaultTest.exists(path))
         _ = try VaultTest.newVault(at: path, credentials: VaultCredentials(keyFile: VaultTest.keyFile(32)))
@@ -174,7 +175,7 @@ import Testing
         }
         VaultTest.check(error, is: .credentialsRequired, mentioning: path, "no key file")
         let onlyKeyFile = try VaultTest.thrown { try Vault(path: path, credentials: VaultCredentials(keyFile: VaultTest.keyFile())) }
-        #expect(onlyKeyFile.errorCase == .credentialsRequired)
+        #expect(onlyKeyFile.code == .credentialsRequired)
     }
 
     // MARK: Changing credentials
@@ -213,7 +214,7 @@ import Testing
         let byKeyFile = try Vault(path: path, credentials: VaultCredentials(keyFile: keyFile))
         #expect(try await byKeyFile.password(service: "s", account: "b") == "two")
         let byPassphrase = try VaultTest.thrown { try Vault(path: path, credentials: passphrase("new passphrase")) }
-        #expect(byPassphrase.errorCase == .credentialsRequired)
+        #expect(byPassphrase.code == .credentialsRequired)
 
         try await byKeyFile.changeCredentials(to: VaultCredentials(passphrase: secret("third"), keyFile: keyFile), kdf: testKDF)
         #expect(try Vault.unlockMethod(at: path) == .passphraseAndKeyFile)
@@ -229,7 +230,7 @@ import Testing
         let vault = try VaultTest.newVault(at: path)
         for bad in [VaultCredentials(), VaultCredentials(passphrase: SecretBytes([UInt8]())), VaultCredentials(keyFile: VaultTest.keyFile(8))] {
             let error = try await VaultTest.thrownAsync { try await vault.changeCredentials(to: bad, kdf: testKDF) }
-            #expect(error.errorCase == .invalidArgument)
+            #expect(error.code == .invalidArgument)
         }
         _ = try Vault(path: path, credentials: passphrase())
     }
@@ -257,10 +258,10 @@ import Testing
         let text = Array(String(repeating: "This is a text file, not a database.\n", count: 200).utf8)
         try VaultTest.write(text, to: path)
         let error = try VaultTest.thrown { try Vault(path: path) }
-        #expect(error.errorCase == .notAVault, "\(error)")
+        #expect(error.code == .notAVault, "\(error)")
         #expect(error.category == .malformedInput)
         let withCredentials = try VaultTest.thrown { try Vault(path: path, credentials: passphrase()) }
-        #expect(withCredentials.errorCase == .notAVault)
+        #expect(withCredentials.code == .notAVault)
         #expect(try VaultTest.contents(path) == text)
     }
 
@@ -275,7 +276,7 @@ import Testing
         let error = try VaultTest.thrown { try Vault(path: path) }
         VaultTest.check(error, is: .notAVault, mentioning: "another application")
         let unlockMethod = try VaultTest.thrown { try Vault.unlockMethod(at: path) }
-        #expect(unlockMethod.errorCase == .notAVault)
+        #expect(unlockMethod.code == .notAVault)
 
         let vaultPath = folder.path + "/future.vault"
         _ = try VaultTest.newVault(at: vaultPath)
@@ -307,10 +308,10 @@ import Testing
         let directory = folder.path + "/dir.vault"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         let error = try VaultTest.thrown { try Vault(path: directory) }
-        #expect(error.errorCase == .io, "\(error)")
+        #expect(error.code == .io, "\(error)")
         #expect(error.category == .environment)
         let method = try VaultTest.thrown { try Vault.unlockMethod(at: directory) }
-        #expect(method.errorCase == .io)
+        #expect(method.code == .io)
 
         // The vault is opened without following links (SQLITE_OPEN_NOFOLLOW).
         let path = folder.path + "/real.vault"
@@ -318,6 +319,6 @@ import Testing
         let link = folder.path + "/link.vault"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
         let linked = try VaultTest.thrown { try Vault(path: link, credentials: passphrase()) }
-        #expect(linked.errorCase == .io, "\(linked)")
+        #expect(linked.code == .io, "\(linked)")
     }
 }

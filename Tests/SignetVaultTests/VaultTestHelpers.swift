@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 @testable import SignetVault
 
@@ -12,22 +13,22 @@ enum VaultTest {
     static func thrown<R>(
         sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
     ) throws -> VaultError {
-        try #require(throws: VaultError.self, sourceLocation: sourceLocation) { try body() }
+        try SignetTestSupport.thrown(VaultError.self, sourceLocation: sourceLocation, body)
     }
 
     /// Runs `body`, requires it to throw a ``VaultError`` and returns that error.
     static func thrownAsync<R>(
         sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> R
     ) async throws -> VaultError {
-        try await #require(throws: VaultError.self, sourceLocation: sourceLocation) { try await body() }
+        try await SignetTestSupport.thrownAsync(VaultError.self, sourceLocation: sourceLocation, body)
     }
 
     /// Checks the case of `error` and that its description mentions every fragment.
     static func check(
-        _ error: VaultError, is expected: VaultError.Case, mentioning fragments: String...,
+        _ error: VaultError, is expected: SignetErrorCode<VaultError>, mentioning fragments: String...,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        #expect(error.errorCase == expected, "got \(error.errorCase): \(error)", sourceLocation: sourceLocation)
+        #expect(error.code == expected, "got \(error.code): \(error)", sourceLocation: sourceLocation)
         for fragment in fragments {
             #expect(
                 error.description.contains(fragment), "\"\(error.description)\" does not mention \"\(fragment)\"",
@@ -124,28 +125,3 @@ enum VaultTest {
     }
 }
 
-extension VaultError {
-    /// The case of an error without its payload, so tests can compare cases with `==`.
-    enum Case: String, Sendable {
-        case itemNotFound, duplicateItem, wrongKind, locked, wrongPassphrase, credentialsRequired
-        case notAVault, corrupted, vaultExists, vaultMissing, busy, io, invalidArgument
-    }
-
-    var errorCase: Case {
-        switch self {
-        case .itemNotFound: return .itemNotFound
-        case .duplicateItem: return .duplicateItem
-        case .wrongKind: return .wrongKind
-        case .locked: return .locked
-        case .wrongPassphrase: return .wrongPassphrase
-        case .credentialsRequired: return .credentialsRequired
-        case .notAVault: return .notAVault
-        case .corrupted: return .corrupted
-        case .vaultExists: return .vaultExists
-        case .vaultMissing: return .vaultMissing
-        case .busy: return .busy
-        case .io: return .io
-        case .invalidArgument: return .invalidArgument
-        }
-    }
-}

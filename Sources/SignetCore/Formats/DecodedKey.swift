@@ -1,6 +1,8 @@
 /// What a key file turned out to hold.
 public enum DecodedKey: Sendable {
+    /// An unencrypted private key, ready to sign with.
     case privateKey(PrivateKey)
+    /// A public key only: it can verify signatures but not make them.
     case publicKey(PublicKey)
     /// An encrypted PKCS#8 key: call ``decrypt(passphrase:source:policy:)``.
     case encryptedPrivateKey(EncryptedPrivateKey)

@@ -52,7 +52,7 @@ extension PrivateKey {
     /// the `pem` and `der` formats can be encrypted).
     public func encoded(as format: PrivateKeyFormat, passphrase: SecretBytes? = nil) throws(SignetCoreError) -> [UInt8] {
         if passphrase != nil, format != .pem, format != .der {
-            throw SignetCoreError.invalidArgument(detail: "only PKCS#8 keys (--format pem or der) can be encrypted")
+            throw SignetCoreError.invalidArgument(detail: "only PKCS#8 keys (the pem or der format) can be encrypted")
         }
         switch format {
         case .pem, .der:
@@ -78,7 +78,7 @@ extension PrivateKey {
             case .p256(let k): return Array((Base64.encode(Array(k.x963Representation)) + "\n").utf8)
             case .p384(let k): return Array((Base64.encode(Array(k.x963Representation)) + "\n").utf8)
             case .ed25519:
-                throw SignetCoreError.invalidArgument(detail: "iOS's SecKey has no Ed25519 private keys; use --format pem or jwk")
+                throw SignetCoreError.invalidArgument(detail: "iOS's SecKey has no Ed25519 private keys; use the pem or jwk format")
             }
         }
     }

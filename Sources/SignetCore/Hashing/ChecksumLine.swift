@@ -15,6 +15,8 @@ public struct ChecksumLine: Sendable, Equatable {
     /// The algorithm named by a BSD-style line; nil for GNU lines (inferred from the length).
     public var taggedAlgorithm: DigestAlgorithm?
 
+    /// A line listing `digest` for `path` (unescaped); `taggedAlgorithm` is the algorithm a
+    /// BSD-style line names, nil for a GNU line.
     public init(digest: [UInt8], path: String, taggedAlgorithm: DigestAlgorithm? = nil) {
         self.digest = digest
         self.path = path

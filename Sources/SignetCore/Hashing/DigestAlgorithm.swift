@@ -3,6 +3,7 @@ import Crypto
 /// The hash functions Signet computes. MD5 and SHA-1 exist only for legacy interoperability
 /// (Gravatar, old checksum lists) and are marked insecure.
 public enum DigestAlgorithm: String, CaseIterable, Sendable, Codable {
+    /// SHA-2 (FIPS 180-4) with a 256-, 384- or 512-bit digest; SHA-256 is the default.
     case sha256, sha384, sha512
     /// Broken for collision resistance; for legacy uses only.
     case md5
@@ -146,5 +147,6 @@ public struct MessageDigest: Sendable, Equatable, CustomStringConvertible {
     /// Lower-case hex, as `sha256sum` prints it.
     public var hex: String { Hex.encode(bytes) }
 
+    /// The algorithm and the hex digest for messages, such as `sha256:e3b0c442…`.
     public var description: String { "\(algorithm.rawValue):\(hex)" }
 }

@@ -4,7 +4,9 @@ import Crypto
 public struct MessageAuthenticator: Sendable {
     /// The MAC algorithms: `hmac-sha256` and `hmac-sha512`.
     public enum Algorithm: String, CaseIterable, Sendable {
+        /// HMAC (RFC 2104) with SHA-256: a 32-byte tag, as `openssl dgst -sha256 -hmac` makes.
         case hmacSHA256 = "hmac-sha256"
+        /// HMAC (RFC 2104) with SHA-512: a 64-byte tag, as `openssl dgst -sha512 -hmac` makes.
         case hmacSHA512 = "hmac-sha512"
 
         /// Tag length in bytes.

@@ -8,7 +8,10 @@ public protocol PassphraseProvider: Sendable {
 
 /// A provider that has no passphrase to give: encrypted keys fail with a clear message.
 public struct NoPassphrase: PassphraseProvider {
+    /// A provider that refuses every request for a passphrase.
     public init() {}
+    /// Always throws ``SignetCoreError/passphraseUnavailable(source:detail:)``: there is no
+    /// passphrase to give.
     public func passphrase(for source: String, confirm: Bool) throws -> SecretBytes {
         throw SignetCoreError.passphraseUnavailable(source: source, detail: "the key is encrypted and no passphrase was given")
     }
@@ -31,13 +34,19 @@ public protocol KeySourceProvider: Sendable {
 /// handled here; a reference with a registered scheme (`pkcs11:`, `vault:`) goes to its
 /// ``KeySourceProvider``. Callers never need to know which it was.
 public struct KeySourceResolver: Sendable {
+    /// How strictly keys are checked on import (whether RSA keys under 2048 bits are accepted);
+    /// providers are handed it too.
     public var policy: KeyPolicy
+    /// Where the passphrases of encrypted key files come from.
     public var passphrases: any PassphraseProvider
     private var providers: [String: any KeySourceProvider]
 
     /// Schemes that will have providers; named in the error when one is used before then.
     static let plannedSchemes = ["pkcs11", "vault"]
 
+    /// A resolver that reads key files under `policy`, asks `passphrases` for the passphrase of an
+    /// encrypted one (by default there is none, so such keys fail with a clear message), and hands
+    /// references with a registered scheme to `providers` (of two for one scheme, the last wins).
     public init(policy: KeyPolicy = .strict, passphrases: any PassphraseProvider = NoPassphrase(), providers: [any KeySourceProvider] = []) {
         self.policy = policy
         self.passphrases = passphrases

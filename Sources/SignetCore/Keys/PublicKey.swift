@@ -39,6 +39,7 @@ public struct PublicKey: Sendable {
 }
 
 extension PublicKey: Equatable {
+    /// Two keys are equal when their DER `SubjectPublicKeyInfo` encodings are identical.
     public static func == (lhs: PublicKey, rhs: PublicKey) -> Bool { lhs.spkiDER == rhs.spkiDER }
 }
 

@@ -18,8 +18,11 @@ public struct PHCString: Sendable, Equatable, CustomStringConvertible {
 
     /// One `name=value` parameter.
     public struct Parameter: Sendable, Equatable {
+        /// The parameter's name, such as `ln` or `i`.
         public var name: String
+        /// The value as written, such as `17`; ``PHCString/integer(_:in:)`` reads it as a number.
         public var value: String
+        /// The parameter `name=value`.
         public init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
@@ -29,6 +32,8 @@ public struct PHCString: Sendable, Equatable, CustomStringConvertible {
     /// The longest PHC string accepted.
     public static let maximumLength = 512
 
+    /// A PHC string from its parts; `salt` and `hash` are raw bytes, base64-encoded only when the
+    /// string is written. Nothing is checked here.
     public init(id: String, version: String? = nil, parameters: [Parameter], salt: [UInt8], hash: [UInt8]) {
         self.id = id
         self.version = version
@@ -103,6 +108,8 @@ public struct PHCString: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The PHC string, `$<id>[$v=<version>]$<param>=<value>,…$<salt>$<hash>`, with salt and hash
+    /// in base64 without padding.
     public var description: String {
         let parameterText = parameters.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
         let versionText = version.map { "$v=\($0)" } ?? ""

@@ -20,12 +20,15 @@ public enum PasswordHashAlgorithm: Sendable, Equatable, CustomStringConvertible 
     /// Bounds on what is computed, also for parameters read from a stored hash, so that a
     /// planted hash cannot make verification take minutes or gigabytes.
     public static let scryptLogNRange = 1...20
+    /// The accepted scrypt block sizes `r`: 1 to 32.
     public static let scryptRRange = 1...32
+    /// The accepted scrypt parallelism `p`: 1 to 16.
     public static let scryptPRange = 1...16
     /// 128 · r · N · p bytes (scrypt's memory, times p for its work) is kept within this
     /// bound: 256 MiB, twice the default, so that a planted hash cannot make each
     /// verification take a gigabyte.
     public static let scryptMaximumMemory = 256 << 20
+    /// The accepted PBKDF2 iteration counts: 1 to 10,000,000.
     public static let pbkdf2IterationRange = 1...10_000_000
 
     /// The PHC identifier: `scrypt` or `pbkdf2-sha256`.
@@ -44,6 +47,7 @@ public enum PasswordHashAlgorithm: Sendable, Equatable, CustomStringConvertible 
         }
     }
 
+    /// The function and its cost for messages, such as `scrypt ln=17,r=8,p=1`.
     public var description: String {
         phcIdentifier + " " + phcParameters.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
     }

@@ -29,8 +29,11 @@ public struct PasswordHasher: Sendable {
     public static let maximumPasswordLength = 1024
     /// Salt and hash lengths of new hashes.
     public static let saltLength = 16
+    /// The length of the hash derived for new hashes, in bytes.
     public static let hashLength = 32
 
+    /// A hasher that makes new hashes with `algorithm` (scrypt N=2^17, r=8, p=1 by default) and,
+    /// when `pepper` is given, mixes it into every hash it makes and checks.
     public init(algorithm: PasswordHashAlgorithm = .defaultScrypt, pepper: SecretBytes? = nil) {
         self.algorithm = algorithm
         self.pepper = pepper

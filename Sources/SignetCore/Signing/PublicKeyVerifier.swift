@@ -7,7 +7,9 @@ import CryptoExtras
 /// use a salt as long as the digest (openssl's `-sigopt rsa_pss_saltlen:digest`); that rule
 /// is enforced on verification too, so the failure message explains it.
 public struct PublicKeyVerifier: Verifier {
+    /// The public key signatures are checked against.
     public let key: PublicKey
+    /// The one algorithm accepted; it fits ``key``.
     public let algorithm: SignatureAlgorithm
 
     /// Pairs a key with an algorithm; nil `algorithm` picks the key's default.
@@ -18,6 +20,8 @@ public struct PublicKeyVerifier: Verifier {
         self.algorithm = chosen
     }
 
+    /// Checks `signature` over `digest`, which must be of ``algorithm``'s hash (so never for
+    /// Ed25519, which signs the message itself).
     public func verify(signature: [UInt8], digest: MessageDigest) throws(SignetCoreError) {
         guard let expected = algorithm.digest, digest.algorithm == expected else {
             throw SignetCoreError.invalidArgument(detail: "\(algorithm.rawValue) cannot check a \(digest.algorithm.rawValue) digest")
@@ -42,6 +46,8 @@ public struct PublicKeyVerifier: Verifier {
         guard valid else { throw invalid() }
     }
 
+    /// Checks `signature` over a whole message: Ed25519 checks the message as it is, every other
+    /// algorithm its digest.
     public func verify(signature: [UInt8], message: [UInt8]) throws(SignetCoreError) {
         guard case .ed25519(let k) = key.storage else {
             try verify(signature: signature, digest: algorithm.digest!.hash(message))
@@ -57,7 +63,7 @@ public struct PublicKeyVerifier: Verifier {
         let expected = (key.keySizeInBits + 7) / 8
         guard signature.count == expected else {
             throw SignetCoreError.signatureInvalid(
-                detail: "an RSA-\(key.keySizeInBits) signature is \(expected) bytes; this one has \(signature.count) (is it base64 text? pass --base64)")
+                detail: "an RSA-\(key.keySizeInBits) signature is \(expected) bytes; this one has \(signature.count) (is it base64 text? decode it first)")
         }
     }
 

@@ -3,7 +3,9 @@ import CryptoExtras
 
 /// A ``Signer`` over a private key held in memory.
 public struct SoftwareSigner: Signer {
+    /// The private key, held in memory.
     public let key: PrivateKey
+    /// The algorithm every signature is made with; it fits ``key``.
     public let algorithm: SignatureAlgorithm
 
     /// Pairs a key with an algorithm; nil `algorithm` picks the key's default.
@@ -14,12 +16,15 @@ public struct SoftwareSigner: Signer {
         self.algorithm = chosen
     }
 
+    /// The public key of ``key``, which verifies the signatures.
     public var publicKey: PublicKey { key.publicKey }
 
+    /// Signs a digest; see ``signSynchronously(digest:)``.
     public func sign(digest: MessageDigest) async throws -> [UInt8] {
         try signSynchronously(digest: digest)
     }
 
+    /// Signs a whole message; see ``signMessageSynchronously(_:)``.
     public func sign(message: [UInt8]) async throws -> [UInt8] {
         try signMessageSynchronously(message)
     }

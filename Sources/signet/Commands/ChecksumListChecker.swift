@@ -1,12 +1,9 @@
 import ArgumentParser
 import SignetCore
 
-/// `signet hash --check`: verifies the files named in checksum lists, reporting as
-/// `sha256sum --check` does.
+/// `signet hash --check`: checks the files named in checksum lists (``ChecksumList``) and
+/// reports as `sha256sum --check` does.
 struct ChecksumListChecker {
-    /// The largest checksum list read.
-    static let maximumListSize = 64 << 20
-
     let algorithm: DigestAlgorithm?
     let insecure: Bool
     let quiet: Bool
@@ -16,7 +13,6 @@ struct ChecksumListChecker {
     private var mismatched = 0
     private var unreadable = 0
     private var improper = 0
-    private var verified = 0
 
     init(algorithm: DigestAlgorithm?, insecure: Bool, quiet: Bool, ignoreMissing: Bool, strict: Bool) {
         self.algorithm = algorithm
@@ -26,18 +22,13 @@ struct ChecksumListChecker {
         self.strict = strict
     }
 
-    private struct Entry {
-        var line: ChecksumLine
-        var algorithm: DigestAlgorithm
-    }
-
     mutating func run(lists: [String]) async throws {
         var malformedList: SignetCoreError?
         for list in lists {
             do throws(SignetCoreError) {
                 try await check(list: list)
             } catch {
-                Console.error(error.description)
+                Console.error(error.description + CLIHints.hint(for: error))
                 if malformedList == nil { malformedList = error }
             }
         }
@@ -55,79 +46,32 @@ struct ChecksumListChecker {
         if mismatched > 0 || unreadable > 0 { throw ExitCode(ExitStatus.checkFailed) }
     }
 
-    private mutating func check(list: String) async throws(SignetCoreError) {
-        let bytes = try FileInput.readAll(path: list, limit: Self.maximumListSize)
-        let listName = list == "-" ? "standard input" : list
-        var entries: [Entry] = []
-        var lineNumber = 0
-        for rawLine in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            if rawLine.isEmpty || rawLine.first == UInt8(ascii: "#") { continue }
-            guard let text = String(validating: rawLine, as: UTF8.self),
-                let line = ChecksumLine.parse(Substring(text))
-            else {
-                improper += 1
-                if strict { Console.error("\(listName): line \(lineNumber): improperly formatted checksum line") }
-                continue
-            }
-            guard let entryAlgorithm = try resolveAlgorithm(for: line, listName: listName, lineNumber: lineNumber) else {
-                improper += 1
-                continue
-            }
-            entries.append(Entry(line: line, algorithm: entryAlgorithm))
+    private mutating func check(list path: String) async throws(SignetCoreError) {
+        let list = try ChecksumList(path: path, algorithm: algorithm, allowInsecure: insecure)
+        improper += list.improperLines.count
+        if strict {
+            for number in list.improperLines { Console.error("\(list.source): line \(number): improperly formatted checksum line") }
         }
-        guard !entries.isEmpty else {
-            throw SignetCoreError.malformed(source: listName, detail: "no properly formatted checksum lines found")
-        }
-        if ignoreMissing {
-            entries.removeAll { !AtomicFile.exists($0.line.path) }
-        }
-        let jobs = entries.map { (path: $0.line.path, algorithm: $0.algorithm) }
-        let bar = ProgressBar.make(label: "checking", total: FileSize.total(jobs.map(\.path)), quiet: quiet)
-        await FileDigester.digest(jobs: jobs, progress: bar?.callback) { index, result in
+        let total = FileSize.total(list.entries.map(\.line.path))
+        let bar = ProgressBar.make(label: "checking", total: total, quiet: quiet)
+        var outcomes: [ChecksumList.Outcome] = []
+        let checked = await list.check(skipMissing: ignoreMissing, progress: bar?.callback) { entry, outcome in
             bar?.finish()
-            report(entries[index], result)
+            let name = ChecksumLine.displayName(entry.line.path)
+            switch outcome {
+            case .ok: if !quiet { Console.write("\(name): OK\n") }
+            case .mismatch: Console.write("\(name): FAILED\n")
+            case .unreadable(let error):
+                Console.error(error.description)
+                Console.write("\(name): FAILED open or read\n")
+            }
+            outcomes.append(outcome)
         }
         bar?.finish()
-        if ignoreMissing, verified == 0 {
-            throw SignetCoreError.mismatch(detail: "\(listName): no file was verified")
+        mismatched += outcomes.filter { $0 == .mismatch }.count
+        unreadable += outcomes.filter { if case .unreadable = $0 { return true } else { return false } }.count
+        if ignoreMissing, checked.isEmpty {
+            throw SignetCoreError.mismatch(detail: "\(list.source): no file was verified")
         }
-    }
-
-    private mutating func report(_ entry: Entry, _ result: Result<MessageDigest, SignetCoreError>) {
-        let name = ChecksumLine.displayName(entry.line.path)
-        switch result {
-        case .success(let digest):
-            verified += 1
-            if ConstantTime.equals(digest.bytes, entry.line.digest) {
-                if !quiet { Console.write("\(name): OK\n") }
-            } else {
-                mismatched += 1
-                Console.write("\(name): FAILED\n")
-            }
-        case .failure(let error):
-            unreadable += 1
-            Console.error(error.description)
-            Console.write("\(name): FAILED open or read\n")
-        }
-    }
-
-    /// The algorithm for one line: named by a `--tag` line, given with `-a`, or inferred
-    /// from the digest length. Nil when the line's digest fits none.
-    private func resolveAlgorithm(for line: ChecksumLine, listName: String, lineNumber: Int) throws(SignetCoreError) -> DigestAlgorithm? {
-        let found: DigestAlgorithm?
-        if let tagged = line.taggedAlgorithm {
-            found = tagged
-        } else if let algorithm {
-            found = line.digest.count == algorithm.byteCount ? algorithm : nil
-        } else {
-            found = DigestAlgorithm.inferred(fromByteCount: line.digest.count, among: DigestAlgorithm.allCases)
-        }
-        guard let found else { return nil }
-        if found.isInsecure, !insecure {
-            throw SignetCoreError.invalidArgument(
-                detail: "\(listName): line \(lineNumber) is a \(found.rawValue) checksum; \(found.rawValue) is broken, pass --insecure to check it anyway")
-        }
-        return found
     }
 }

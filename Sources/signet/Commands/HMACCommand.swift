@@ -19,9 +19,6 @@ struct HMACCommand: AsyncParsableCommand {
         """
     )
 
-    static let keyVariable = "SIGNET_HMAC_KEY"
-    static let maximumKeySize = 1 << 20
-
     @Option(name: .shortAndLong, help: ArgumentHelp("hmac-sha256 or hmac-sha512.", valueName: "ALG"))
     var algorithm: String = MessageAuthenticator.Algorithm.hmacSHA256.rawValue
 
@@ -51,7 +48,7 @@ struct HMACCommand: AsyncParsableCommand {
             throw SignetCoreError.invalidArgument(detail: "unknown HMAC algorithm '\(self.algorithm)' (choose hmac-sha256 or hmac-sha512)")
         }
         let expected = try verify.map { try Self.decodeTag($0, length: algorithm.tagByteCount) }
-        let key = try loadKey()
+        let key = try HMACKeyInput.load(file: keyFile, option: "--key-file")
         let bar = ProgressBar.make(label: "hmac", total: FileSize.of(file), quiet: output.quiet)
         defer { bar?.finish() }
         let tag = try MessageAuthenticator.authenticate(path: file, algorithm: algorithm, key: key, progress: bar?.callback)
@@ -63,23 +60,6 @@ struct HMACCommand: AsyncParsableCommand {
         } else {
             Console.write((base64 ? Base64.encode(tag) : Hex.encode(tag)) + "\n")
         }
-    }
-
-    private func loadKey() throws(SignetCoreError) -> SecretBytes {
-        if let keyFile {
-            var bytes = try FileInput.readAll(path: keyFile, limit: Self.maximumKeySize)
-            defer { SecretBytes.zero(&bytes) }
-            guard !bytes.isEmpty else {
-                throw SignetCoreError.invalidArgument(detail: "\(keyFile): the HMAC key file is empty")
-            }
-            return SecretBytes(bytes)
-        }
-        if let value = getenv(Self.keyVariable) {
-            let key = SecretBytes(Array(String(cString: value).utf8))
-            guard !key.isEmpty else { throw SignetCoreError.invalidArgument(detail: "\(Self.keyVariable) is set but empty") }
-            return key
-        }
-        throw SignetCoreError.invalidArgument(detail: "no HMAC key: give --key-file K or set \(Self.keyVariable)")
     }
 
     /// Decodes an expected tag written in hex or base64 (standard or URL-safe).

@@ -145,8 +145,8 @@ struct KeyConvert: AsyncParsableCommand {
         discussion: """
         A private key is written 0600. --encrypt writes an encrypted PKCS#8 key (pem or der); \
         an encrypted input is decrypted with the passphrase from --passphrase-file, \
-        SIGNET_PASSPHRASE or the terminal. With --encrypt, a new passphrase is asked for on \
-        the terminal, or taken from --new-passphrase-file.
+        SIGNET_PASSPHRASE or the terminal. With --encrypt, the new passphrase comes only from \
+        --new-passphrase-file or the terminal, never from the sources of the current one.
         """
     )
 
@@ -156,57 +156,22 @@ struct KeyConvert: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file ('-': standard output).", valueName: "OUT"))
     var output: String
 
-    @Option(help: ArgumentHelp("Target format (see 'signet key generate --help' and 'signet key public --help').", valueName: "FORMAT"))
-    var format: String = "pem"
-
-    @Flag(help: "Write only the public key.")
-    var `public` = false
-
-    @Flag(help: "Encrypt the written private key with a passphrase.")
-    var encrypt = false
-
-    @Option(name: .customLong("new-passphrase-file"), help: ArgumentHelp(
-        "With --encrypt: read the new passphrase from the first line of FILE.", valueName: "FILE"))
-    var newPassphraseFile: String?
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var export: KeyExportOptions
 
     @OptionGroup var keyAccess: KeyAccessOptions
 
-    func validate() throws {
-        if encrypt && `public` { throw ValidationError("--encrypt applies to private keys, not with --public") }
-        if newPassphraseFile != nil && !encrypt { throw ValidationError("--new-passphrase-file applies only with --encrypt") }
-    }
-
     func run() async throws {
-        if !force, output != "-", AtomicFile.exists(output) {
-            throw SignetCoreError.outputExists(path: output)
-        }
+        try export.checkOutput(output)
         let resolver = keyAccess.resolver
         let decoded = try resolver.decodeFile(input)
         let source = resolver.displayName(input)
-        let wantPublic: Bool
         if case .publicKey = decoded {
-            if encrypt { throw SignetCoreError.invalidArgument(detail: "\(source): is a public key; there is nothing to encrypt") }
-            wantPublic = true
+            if export.encrypt { throw SignetCoreError.invalidArgument(detail: "\(source): is a public key; there is nothing to encrypt") }
+            try export.writePublic(try resolver.publicKey(from: decoded, source: source), to: output)
+        } else if export.public {
+            try export.writePublic(try resolver.publicKey(from: decoded, source: source), to: output)
         } else {
-            wantPublic = `public`
+            try export.writePrivate(try resolver.privateKey(from: decoded, source: source), to: output)
         }
-        if wantPublic {
-            let format = try KeyFormatParsing.publicFormat(format)
-            let encoded = try resolver.publicKey(from: decoded, source: source).encoded(as: format)
-            try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .standard, force: force)
-            return
-        }
-        let format = try KeyFormatParsing.privateFormat(format)
-        let key = try resolver.privateKey(from: decoded, source: source)
-        let newPassphrase = try encrypt
-            ? (newPassphraseFile.map { CLIPassphraseProvider(passphraseFile: $0) } ?? keyAccess.passphrases)
-                .passphrase(for: output, confirm: true)
-            : nil
-        var encoded = try key.encoded(as: format, passphrase: newPassphrase)
-        defer { SecretBytes.zero(&encoded) }
-        try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .privateToOwner, force: force)
     }
 }

@@ -35,8 +35,10 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A file holding the body (- for standard input).", valueName: "FILE"))
     var body: String?
 
-    @Option(help: ArgumentHelp("The signing key, or public key for verify; for -a hmac-sha256 a file whose bytes are the shared secret.", valueName: "KEY"))
-    var key: String
+    @Option(help: ArgumentHelp(
+        "The signing key, or public key for verify; for -a hmac-sha256 a file whose bytes are the shared secret (default: the SIGNET_HMAC_KEY environment variable).",
+        valueName: "KEY"))
+    var key: String?
 
     @Option(help: ArgumentHelp("The keyid (default: the key's fingerprint, sha256/…; needed for HMAC).", valueName: "ID"))
     var keyid: String?
@@ -49,15 +51,13 @@ struct RequestOptions: ParsableArguments {
     /// The request head (scheme, authority and path from the URL; header fields from -H).
     func request() throws -> HTTPRequest {
         guard let method = HTTPRequest.Method(method.uppercased()) else { throw ValidationError("-X \(method): not an HTTP method") }
-        guard let range = url.range(of: "://") else { throw ValidationError("--url \(url): give a full URL such as https://api.example.com/path") }
-        let scheme = url[..<range.lowerBound].lowercased()
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() else {
+            throw ValidationError("--url \(url): give a full URL such as https://api.example.com/path")
+        }
         guard scheme == "http" || scheme == "https" else { throw ValidationError("--url: the scheme must be http or https") }
-        let rest = url[range.upperBound...]
-        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        let authority = String(rest[..<end])
-        guard !authority.isEmpty, !authority.contains("@") else { throw ValidationError("--url: the URL needs a host (and no user info)") }
-        var path = String(rest[end...].prefix { $0 != "#" })
-        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
+        guard let host = parsed.host, !host.isEmpty, parsed.user == nil, parsed.password == nil else {
+            throw ValidationError("--url: the URL needs a host (and no user info)")
+        }
         var fields = HTTPFields()
         for header in headers {
             guard let colon = header.firstIndex(of: ":"), let name = HTTPField.Name(String(header[..<colon]).trimmingCharacters(in: .whitespaces)) else {
@@ -67,11 +67,14 @@ struct RequestOptions: ParsableArguments {
             guard HTTPField.isValidValue(value) else { throw ValidationError("-H '\(header)': the value has characters a field cannot hold") }
             fields.append(HTTPField(name: name, value: value))
         }
-        return HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: fields)
+        var request = HTTPRequest(method: method, url: parsed, headerFields: fields)
+        request.scheme = scheme  // as RFC 9421's @scheme has it: lower case
+        return request
     }
 
     /// The body's SHA-256 and SHA-512, streamed from the file (or taken from `bytes` when
-    /// the body was already read); nil without a body or for an empty one.
+    /// the body was already read); nil without a body or for an empty one. The signer adds
+    /// the Content-Digest from them and covers it; the verifier checks against them.
     func bodyDigests(_ bytes: [UInt8]? = nil) throws -> [ContentDigest.Algorithm: [UInt8]]? {
         if let bytes { return ContentDigest.digests(of: bytes) }
         guard let body else { return nil }
@@ -85,13 +88,16 @@ struct RequestOptions: ParsableArguments {
         try algorithm.map { try HTTPSignatureAlgorithms.parse($0) }
     }
 
-    /// The shared secret of an HMAC key file.
+    /// The shared secret of an HMAC key: the --key file, else SIGNET_HMAC_KEY.
     func hmacSecret() throws -> SecretBytes {
-        var bytes = try FileInput.readAll(path: key, limit: 1 << 20)
-        defer { SecretBytes.zero(&bytes) }
-        guard !bytes.isEmpty else { throw SignetCoreError.invalidArgument(detail: "\(key): the HMAC key file is empty") }
         guard keyid != nil else { throw ValidationError("an HMAC key needs --keyid") }
-        return SecretBytes(bytes)
+        return try HMACKeyInput.load(file: key, option: "--key")
+    }
+
+    /// The --key of a public-key algorithm.
+    func requiredKey() throws -> String {
+        guard let key else { throw ValidationError("give --key KEY (a signing key, or the public key for verify)") }
+        return key
     }
 }
 
@@ -122,8 +128,9 @@ struct RequestSigningOptions: ParsableArguments {
             key = .hmacSHA256(try options.hmacSecret())
         } else {
             let resolver = keyAccess.resolver
-            let publicKey = try await resolver.publicKey(options.key)
-            key = .signer(try await resolver.signer(options.key, algorithm: algorithm ?? HTTPSignatureAlgorithms.default(for: publicKey.kind)))
+            let path = try options.requiredKey()
+            let publicKey = try await resolver.publicKey(path)
+            key = .signer(try await resolver.signer(path, algorithm: algorithm ?? HTTPSignatureAlgorithms.default(for: publicKey.kind)))
         }
         if let expires, expires <= 0 { throw ValidationError("--expires must be a positive number of seconds") }
         var signer = HTTPMessageSigner(key: key, keyID: options.keyid)
@@ -131,14 +138,8 @@ struct RequestSigningOptions: ParsableArguments {
         signer.includeNonce = nonce
         signer.expiresAfter = expires
         signer.tag = tag
-        let digests = try options.bodyDigests(body)
-        if let digests, request.headerFields[.contentDigest] == nil {
-            request.headerFields[.contentDigest] = ContentDigest.fieldValue([.sha512: digests[.sha512]!])
-        }
-        signer.components = try components.isEmpty
-            ? [.method, .targetURI] + (digests == nil ? [] : [.contentDigest])
-            : components.map { try SignatureComponent(parsing: $0) }
-        try await signer.sign(&request)
+        if !components.isEmpty { signer.components = try components.map { try SignatureComponent(parsing: $0) } }
+        try await signer.sign(&request, bodyDigests: try options.bodyDigests(body))
     }
 }
 
@@ -183,7 +184,7 @@ struct RequestVerify: AsyncParsableCommand {
             key = .hmacSHA256(try options.hmacSecret())
             keyID = options.keyid!
         } else {
-            let publicKey = try await keyAccess.resolver.publicKey(options.key)
+            let publicKey = try await keyAccess.resolver.publicKey(try options.requiredKey())
             let chosen = algorithm ?? HTTPSignatureAlgorithms.default(for: publicKey.kind)
             try chosen.requireFits(publicKey.kind)
             key = .publicKey(publicKey, chosen)

@@ -66,9 +66,6 @@ struct VerifyCommand: AsyncParsableCommand {
         """
     )
 
-    /// The largest signature file read (an RSA-16384 signature is 2 KiB).
-    static let maximumSignatureFileSize = 64 << 10
-
     @Option(help: ArgumentHelp("The public key (a private key works too), or '-'.", valueName: "PUB"))
     var key: String
 
@@ -95,7 +92,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let chosen = try algorithm.map { try SignatureAlgorithm.fileSignature($0) }
-        let signatureBytes = try SignatureFile.read(signature, forceBase64: base64, limit: Self.maximumSignatureFileSize)
+        let signatureBytes = try FileSignature.readSignatureFile(path: signature, encoding: base64 ? .base64 : .detect)
         let publicKey = try await keyAccess.resolver.publicKey(key)
         let verifier = try PublicKeyVerifier(key: publicKey, algorithm: chosen)
         let bar = ProgressBar.make(label: "verifying", total: FileSize.of(file), quiet: quietOption.quiet)
@@ -104,29 +101,6 @@ struct VerifyCommand: AsyncParsableCommand {
         bar?.finish()
         let subject = file == "-" ? "standard input" : file
         Console.note("\(subject): signature OK (\(verifier.algorithm.rawValue), key \(publicKey.fingerprint))", quiet: quietOption.quiet)
-    }
-}
-
-/// Reading signature files, raw or base64.
-enum SignatureFile {
-    static func read(_ path: String, forceBase64: Bool, limit: Int) throws(SignetCoreError) -> [UInt8] {
-        let bytes = try FileInput.readAll(path: path, limit: limit)
-        let name = path == "-" ? "standard input" : path
-        guard !bytes.isEmpty else { throw SignetCoreError.malformed(source: name, detail: "the signature file is empty") }
-        let isBase64Text = bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: " "):
-                return true
-            default: return false
-            }
-        }
-        if isBase64Text || forceBase64 {
-            let text = String(decoding: bytes.filter { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: " ") }, as: UTF8.self)
-            if let decoded = Base64.decode(text), !decoded.isEmpty { return decoded }
-            if forceBase64 { throw SignetCoreError.malformed(source: name, detail: "not valid base64") }
-        }
-        return bytes
     }
 }
 

@@ -99,47 +99,18 @@ struct VaultExport: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write ('-': standard output, the default).", valueName: "OUT"))
     var output: String = "-"
 
-    @Option(help: ArgumentHelp(
-        "Private: pem (default), der, pkcs1, pkcs1-der, sec1, sec1-der, jwk, ios. Public: pem, der, pkcs1, pkcs1-der, openssh, jwk, ios.",
-        valueName: "FORMAT"))
-    var format: String = "pem"
-
-    @Flag(help: "Write only the public key.")
-    var `public` = false
-
-    @Flag(help: "Encrypt the written private key with a new passphrase.")
-    var encrypt = false
-
-    @Option(name: .customLong("new-passphrase-file"), help: ArgumentHelp(
-        "With --encrypt: read the new passphrase from the first line of F.", valueName: "F"))
-    var newPassphraseFile: String?
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var export: KeyExportOptions
 
     @OptionGroup var options: VaultOptions
 
-    func validate() throws {
-        if encrypt && `public` { throw ValidationError("--encrypt applies to private keys, not with --public") }
-        if newPassphraseFile != nil && !encrypt { throw ValidationError("--new-passphrase-file applies only with --encrypt") }
-    }
-
     func run() async throws {
-        if !force, output != "-", AtomicFile.exists(output) { throw SignetCoreError.outputExists(path: output) }
+        try export.checkOutput(output)
         let vault = try options.access.openUnlocked()
         let key = try await vault.privateKey(service: name.service, account: name.account, policy: KeyPolicy(allowWeakRSA: true))
-        if `public` {
-            let format = try KeyFormatParsing.publicFormat(format)
-            let encoded = try key.publicKey.encoded(as: format)
-            try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .standard, force: force)
-            return
+        if export.public {
+            try export.writePublic(key.publicKey, to: output)
+        } else {
+            try export.writePrivate(key, to: output)
         }
-        let format = try KeyFormatParsing.privateFormat(format)
-        let passphrase = try encrypt
-            ? CLIPassphraseProvider(passphraseFile: newPassphraseFile, useEnvironment: false).passphrase(for: output, confirm: true)
-            : nil
-        var encoded = try key.encoded(as: format, passphrase: passphrase)
-        defer { SecretBytes.zero(&encoded) }
-        try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .privateToOwner, force: force)
     }
 }

@@ -1,13 +1,26 @@
+import SignetBundle
 import SignetCore
+import SignetVault
 
-/// What the CLI adds to a library error when it reports it: the flag that changes the outcome.
-/// Library messages name no flag (a library user has none); the command line does.
+/// What the CLI adds to a library error when it reports it: the flag or command that changes
+/// the outcome. Library messages name no flag (a library user has none); the command line
+/// does, keyed on the error's stable code.
 enum CLIHints {
     /// A hint to append to `error`'s message, or "" for none.
     static func hint(for error: any SignetError) -> String {
         switch error {
-        case SignetCoreError.legacySignatureNotAllowed:
-            return " (pass --legacy to accept legacy signatures from a publisher known to make them)"
+        case let error as SignetCoreError:
+            switch error.code {
+            case .outputExists: return " (use --force to overwrite it)"
+            case .weakKey: return " (pass --allow-weak to use it anyway)"
+            case .insecureAlgorithm: return " (pass --insecure to check it anyway)"
+            case .legacySignatureNotAllowed: return " (pass --legacy to accept legacy signatures from a publisher known to make them)"
+            default: return ""
+            }
+        case let error as BundleError where error.code == .outputExists:
+            return " (use --force to replace it)"
+        case let error as VaultError where error.code == .vaultMissing:
+            return " (create one with `signet vault init`, or pass --vault PATH)"
         default:
             return ""
         }

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file written atomically, streamed: content goes to a temporary file beside the target
+/// (through ``write(_:)``, the ``fileDescriptor``, or another writer that opens
+/// ``temporaryPath``); ``commit(overwrite:)`` flushes it with `fsync`, moves it into place —
+/// `rename`, or `link` when an existing file must not be replaced, which makes "does it exist?"
+/// and the write one atomic step — and syncs the folder so the new name survives a power loss.
+/// Released without a commit, the temporary file is removed: the target is either the old
+/// file or the new one, never a torn one.
+///
+/// Not `Sendable`: one writer belongs to one task.
+public final class AtomicFileWriter {
+    /// The target.
+    public let path: String
+    /// The temporary file, in the target's folder.
+    public let temporaryPath: String
+    /// The temporary file, open for writing.
+    public let fileDescriptor: Int32
+    private var committed = false
+
+    /// Creates the temporary file (`.NAME.signet-XXXXXX` beside `path`) with `permissions`.
+    public init(path: String, permissions: AtomicFile.Permissions) throws(SignetCoreError) {
+        self.path = path
+        let folder = AtomicFile.parentFolder(of: path)
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        var template = Array("\(folder)/.\(base).signet-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw FileInput.ioError(path: path, errno: errno) }
+        fileDescriptor = fd
+        temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard fchmod(fd, permissions.mode) == 0 else {
+            let code = errno
+            close(fd)
+            unlink(temporaryPath)
+            throw FileInput.ioError(path: path, errno: code)
+        }
+    }
+
+    deinit {
+        close(fileDescriptor)
+        if !committed { unlink(temporaryPath) }
+    }
+
+    /// Appends `bytes` to the temporary file.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(SignetCoreError) {
+        var written = 0
+        while written < bytes.count {
+            let result = posixWrite(fileDescriptor, bytes.baseAddress! + written, bytes.count - written)
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw FileInput.ioError(path: path, errno: errno)
+            }
+            written += result
+        }
+    }
+
+    /// Appends `bytes` to the temporary file.
+    public func write(_ bytes: some Collection<UInt8>) throws(SignetCoreError) {
+        let contiguous = Array(bytes)
+        let result = contiguous.withUnsafeBytes { buffer in Result { () throws(SignetCoreError) in try write(buffer) } }
+        try result.get()
+    }
+
+    /// Flushes the temporary file and moves it into place. With `overwrite` false, an
+    /// existing target is ``SignetCoreError/outputExists(path:)`` and stays as it was.
+    public func commit(overwrite: Bool) throws(SignetCoreError) {
+        precondition(!committed, "committed twice")
+        guard fsync(fileDescriptor) == 0 else { throw FileInput.ioError(path: path, errno: errno) }
+        if overwrite {
+            var info = stat()
+            if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                throw SignetCoreError.io(path: path, detail: "is a directory, not a file")
+            }
+            guard rename(temporaryPath, path) == 0 else { throw FileInput.ioError(path: path, errno: errno) }
+        } else {
+            // link(2) fails with EEXIST if the destination exists, atomically.
+            guard link(temporaryPath, path) == 0 else {
+                if errno == EEXIST { throw SignetCoreError.outputExists(path: path) }
+                throw FileInput.ioError(path: path, errno: errno)
+            }
+            unlink(temporaryPath)
+        }
+        committed = true
+        AtomicFile.syncFolder(AtomicFile.parentFolder(of: path))
+    }
+}
