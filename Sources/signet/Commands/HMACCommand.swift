@@ -19,8 +19,8 @@ struct HMACCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("hmac-sha256 or hmac-sha512.", valueName: "ALG"))
-    var algorithm: String = MessageAuthenticator.Algorithm.hmacSHA256.rawValue
+    @Option(name: .shortAndLong, help: ArgumentHelp("The MAC.", valueName: "ALG"))
+    var algorithm: MessageAuthenticator.Algorithm = .hmacSHA256
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp("File whose bytes are the key.", valueName: "K"))
     var keyFile: String?
@@ -44,9 +44,6 @@ struct HMACCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let algorithm = MessageAuthenticator.Algorithm(rawValue: algorithm.lowercased()) else {
-            throw SignetCoreError.invalidArgument(detail: "unknown HMAC algorithm '\(self.algorithm)' (choose hmac-sha256 or hmac-sha512)")
-        }
         let expected = try verify.map { try Self.decodeTag($0, length: algorithm.tagByteCount) }
         let key = try HMACKeyInput.load(file: keyFile, option: "--key-file")
         let bar = ProgressBar.make(label: "hmac", total: FileSize.of(file), quiet: output.quiet)

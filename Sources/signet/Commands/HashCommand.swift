@@ -16,7 +16,7 @@ struct HashCommand: AsyncParsableCommand {
     )
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Digest: sha256, sha384, sha512 (md5, sha1 with --insecure).", valueName: "ALG"))
-    var algorithm: String?
+    var algorithm: DigestAlgorithm?
 
     @Flag(help: "Allow the broken md5 and sha1 digests, for legacy uses such as Gravatar.")
     var insecure = false
@@ -45,7 +45,10 @@ struct HashCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let chosen = try algorithm.map { try HashCommand.parseAlgorithm($0, insecure: insecure) }
+        if let algorithm, algorithm.isInsecure, !insecure {
+            throw SignetCoreError.insecureAlgorithm(source: "-a", algorithm: algorithm.rawValue)
+        }
+        let chosen = algorithm
         if check {
             var checker = ChecksumListChecker(algorithm: chosen, insecure: insecure, quiet: output.quiet,
                                               ignoreMissing: ignoreMissing, strict: strict)
@@ -53,18 +56,6 @@ struct HashCommand: AsyncParsableCommand {
         } else {
             try await printDigests(algorithm: chosen ?? .sha256)
         }
-    }
-
-    /// Parses a digest name, refusing the insecure ones without `--insecure`.
-    static func parseAlgorithm(_ name: String, insecure: Bool) throws(SignetCoreError) -> DigestAlgorithm {
-        guard let algorithm = DigestAlgorithm(rawValue: name.lowercased()) else {
-            throw SignetCoreError.invalidArgument(detail: "unknown digest '\(name)' (choose sha256, sha384 or sha512)")
-        }
-        if algorithm.isInsecure, !insecure {
-            throw SignetCoreError.invalidArgument(
-                detail: "\(algorithm.rawValue) is broken (collisions are practical); pass --insecure to use it for legacy purposes")
-        }
-        return algorithm
     }
 
     private func printDigests(algorithm: DigestAlgorithm) async throws {

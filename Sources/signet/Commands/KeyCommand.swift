@@ -15,25 +15,6 @@ struct KeyCommand: AsyncParsableCommand {
     )
 }
 
-/// Parses `--format` values for the key commands with a message listing the choices.
-enum KeyFormatParsing {
-    static func privateFormat(_ name: String) throws(SignetCoreError) -> PrivateKeyFormat {
-        guard let format = PrivateKeyFormat(rawValue: name.lowercased()) else {
-            throw SignetCoreError.invalidArgument(
-                detail: "unknown private key format '\(name)' (choose \(PrivateKeyFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        return format
-    }
-
-    static func publicFormat(_ name: String) throws(SignetCoreError) -> PublicKeyFormat {
-        guard let format = PublicKeyFormat(rawValue: name.lowercased()) else {
-            throw SignetCoreError.invalidArgument(
-                detail: "unknown public key format '\(name)' (choose \(PublicKeyFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        return format
-    }
-}
-
 /// `signet key generate -t TYPE -o KEY`.
 struct KeyGenerate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,15 +23,14 @@ struct KeyGenerate: AsyncParsableCommand {
         discussion: "Print its public key with 'signet key public KEY'."
     )
 
-    @Option(name: [.customShort("t"), .long], help: ArgumentHelp(
-        "rsa2048, rsa3072, rsa4096, p256, p384 or ed25519 (rsa1024 only with --allow-weak).", valueName: "TYPE"))
-    var type: String
+    @Option(name: [.customShort("t"), .long], help: ArgumentHelp("The key type (rsa1024 only with --allow-weak).", valueName: "TYPE"))
+    var type: KeyGenerationType
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the key ('-': standard output).", valueName: "KEY"))
     var output: String
 
-    @Option(help: ArgumentHelp("pem (PKCS#8, default), der, pkcs1, pkcs1-der, sec1, sec1-der, jwk, ios.", valueName: "FORMAT"))
-    var format: String = PrivateKeyFormat.pem.rawValue
+    @Option(help: ArgumentHelp("The format (pem is PKCS#8).", valueName: "FORMAT"))
+    var format: PrivateKeyFormat = .pem
 
     @Flag(help: "Encrypt the key with a passphrase (PKCS#8, PBKDF2-SHA256 + AES-256-CBC).")
     var encrypt = false
@@ -62,16 +42,11 @@ struct KeyGenerate: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        guard let generationType = KeyGenerationType(rawValue: type.lowercased()) else {
-            throw SignetCoreError.invalidArgument(
-                detail: "unknown key type '\(type)' (choose rsa2048, rsa3072, rsa4096, p256, p384 or ed25519)")
-        }
-        let format = try KeyFormatParsing.privateFormat(format)
         if !force, output != "-", AtomicFile.exists(output) {
             throw SignetCoreError.outputExists(path: output)
         }
         let passphrase = encrypt ? try keyAccess.passphrases.passphrase(for: output, confirm: true) : nil
-        let key = try PrivateKey.generate(generationType, policy: keyAccess.policy)
+        let key = try PrivateKey.generate(type, policy: keyAccess.policy)
         var encoded = try key.encoded(as: format, passphrase: passphrase)
         defer { SecretBytes.zero(&encoded) }
         try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .privateToOwner, force: force)
@@ -90,8 +65,8 @@ struct KeyPublic: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The key ('-': standard input).", valueName: "KEY"))
     var key: String
 
-    @Option(help: ArgumentHelp("pem (SPKI, default), der, pkcs1, pkcs1-der, openssh, jwk, ios.", valueName: "FORMAT"))
-    var format: String = PublicKeyFormat.pem.rawValue
+    @Option(help: ArgumentHelp("The format (pem is SPKI).", valueName: "FORMAT"))
+    var format: PublicKeyFormat = .pem
 
     @Option(help: ArgumentHelp("Comment for the openssh format.", valueName: "TEXT"))
     var comment: String?
@@ -105,7 +80,6 @@ struct KeyPublic: AsyncParsableCommand {
     @OptionGroup var keyAccess: KeyAccessOptions
 
     func run() async throws {
-        let format = try KeyFormatParsing.publicFormat(format)
         if comment != nil, format != .openssh {
             throw SignetCoreError.invalidArgument(detail: "--comment applies only to --format openssh")
         }

@@ -19,7 +19,7 @@ struct SignCommand: AsyncParsableCommand {
     var key: String
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Signature algorithm (default: the key's).", valueName: "ALG"))
-    var algorithm: String?
+    var algorithm: SignatureAlgorithm?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the signature (default: standard output).", valueName: "SIG"))
     var output: String?
@@ -41,7 +41,7 @@ struct SignCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let chosen = try algorithm.map { try SignatureAlgorithm.fileSignature($0) }
+        let chosen = try algorithm.map { (algorithm) throws(SignetCoreError) in try algorithm.requireFileSignature() }
         if let output, output != "-", !force, AtomicFile.exists(output) {
             throw SignetCoreError.outputExists(path: output)
         }
@@ -70,7 +70,7 @@ struct VerifyCommand: AsyncParsableCommand {
     var key: String
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Signature algorithm (default: the key's).", valueName: "ALG"))
-    var algorithm: String?
+    var algorithm: SignatureAlgorithm?
 
     @Option(help: ArgumentHelp("The signature file ('-': standard input).", valueName: "SIG"))
     var signature: String
@@ -91,7 +91,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let chosen = try algorithm.map { try SignatureAlgorithm.fileSignature($0) }
+        let chosen = try algorithm.map { (algorithm) throws(SignetCoreError) in try algorithm.requireFileSignature() }
         let signatureBytes = try FileSignature.readSignatureFile(path: signature, encoding: base64 ? .base64 : .detect)
         let publicKey = try await keyAccess.resolver.publicKey(key)
         let verifier = try PublicKeyVerifier(key: publicKey, algorithm: chosen)
@@ -105,12 +105,9 @@ struct VerifyCommand: AsyncParsableCommand {
 }
 
 extension SignatureAlgorithm {
-    /// Parses an `-a` value for file signatures: a known identifier, and not an HMAC.
-    static func fileSignature(_ name: String) throws(SignetCoreError) -> SignatureAlgorithm {
-        let algorithm = try SignatureAlgorithm(identifier: name.lowercased())
-        if algorithm.isMAC {
-            throw SignetCoreError.invalidArgument(detail: "\(name) is a MAC, not a signature; use 'signet hmac'")
-        }
-        return algorithm
+    /// Refuses a MAC where a file signature is meant.
+    func requireFileSignature() throws(SignetCoreError) -> SignatureAlgorithm {
+        if isMAC { throw SignetCoreError.invalidArgument(detail: "\(rawValue) is a MAC, not a signature; use 'signet hmac'") }
+        return self
     }
 }

@@ -60,9 +60,8 @@ struct VaultGenerate: AsyncParsableCommand {
 
     @OptionGroup var name: VaultItemName
 
-    @Option(name: [.customShort("t"), .long], help: ArgumentHelp(
-        "rsa2048, rsa3072, rsa4096, p256, p384 or ed25519.", valueName: "TYPE"))
-    var type: String
+    @Option(name: [.customShort("t"), .long], help: ArgumentHelp("The key type (not rsa1024: a vault holds no weak keys).", valueName: "TYPE"))
+    var type: KeyGenerationType
 
     @Option(help: ArgumentHelp("A human-readable name for the item.", valueName: "TEXT"))
     var label: String?
@@ -71,12 +70,9 @@ struct VaultGenerate: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        guard let generationType = KeyGenerationType(rawValue: type.lowercased()), generationType != .rsa1024 else {
-            throw SignetCoreError.invalidArgument(
-                detail: "unknown key type '\(type)' (choose rsa2048, rsa3072, rsa4096, p256, p384 or ed25519)")
-        }
+        guard type != .rsa1024 else { throw ValidationError("-t rsa1024: a vault holds no keys below 2048 bits") }
         let vault = try options.access.openUnlocked()
-        let key = try PrivateKey.generate(generationType)
+        let key = try PrivateKey.generate(type)
         try await vault.setPrivateKey(key, service: name.service, account: name.account, details: label.map { VaultItemDetails(label: $0) })
         let reference = VaultKeyReference(service: name.service, account: name.account)
         Console.note("generated \(key.kind) \(key.publicKey.fingerprint) as \(reference)", quiet: quietOption.quiet)

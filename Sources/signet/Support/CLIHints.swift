@@ -13,7 +13,7 @@ enum CLIHints {
             switch error.code {
             case .outputExists: return " (use --force to overwrite it)"
             case .weakKey: return " (pass --allow-weak to use it anyway)"
-            case .insecureAlgorithm: return " (pass --insecure to check it anyway)"
+            case .insecureAlgorithm: return " (pass --insecure to use it anyway)"
             case .legacySignatureNotAllowed: return " (pass --legacy to accept legacy signatures from a publisher known to make them)"
             default: return ""
             }

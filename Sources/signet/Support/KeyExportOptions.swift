@@ -53,3 +53,22 @@ struct KeyExportOptions: ParsableArguments {
         try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .privateToOwner, force: force)
     }
 }
+
+/// Parses `--format` values for the key commands with a message listing the choices.
+enum KeyFormatParsing {
+    static func privateFormat(_ name: String) throws(SignetCoreError) -> PrivateKeyFormat {
+        guard let format = PrivateKeyFormat(rawValue: name.lowercased()) else {
+            throw SignetCoreError.invalidArgument(
+                detail: "unknown private key format '\(name)' (choose \(PrivateKeyFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return format
+    }
+
+    static func publicFormat(_ name: String) throws(SignetCoreError) -> PublicKeyFormat {
+        guard let format = PublicKeyFormat(rawValue: name.lowercased()) else {
+            throw SignetCoreError.invalidArgument(
+                detail: "unknown public key format '\(name)' (choose \(PublicKeyFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return format
+    }
+}
