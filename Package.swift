@@ -98,15 +98,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // In-process measurements for Scripts/bench: sign/verify ops/s, vault vs plain SQLite (not a product).
-        .executableTarget(
-            name: "signet-bench",
-            dependencies: [
-                "SignetCore", "SignetVault", "CSQLite", "SignetHTTP", "SignetHummingbird",
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ],
-            path: "Benchmarks/SignetBench"
-        ),
         // Coverage-guided fuzz targets (libFuzzer) for every parser of untrusted bytes; not a
         // product. `signet-fuzz` runs them (Scripts/fuzz builds it with -DSIGNET_FUZZING and
         // --sanitize=fuzzer) or replays files through them; Fuzz/README.md has the workflow.

@@ -64,36 +64,63 @@ public struct BundleManifest: Sendable, Equatable {
     }
 
     /// Parses manifest bytes; they must be exactly the canonical form of what they say.
+    ///
+    /// Canonical bytes are read in one pass (``CanonicalManifestScanner``); anything else goes
+    /// through the general JSON reader, which names what is wrong — a member, a type, a range —
+    /// or, for valid JSON in another form, refuses it as not canonical.
     public init(bytes: [UInt8], source: String, limits: BundleLimits = BundleLimits()) throws(BundleError) {
+        var scanner = CanonicalManifestScanner(bytes)
+        if let fields = scanner.scan(limits: limits) {
+            try self.init(fields: fields, source: source)
+            return
+        }
+        try self.init(fields: try Self.readFields(bytes, source: source, limits: limits), source: source)
+        guard canonicalBytes == bytes else {
+            throw BundleError.malformed(source: source, detail: "the manifest is not in canonical form (docs/formats/bundle.md)")
+        }
+    }
+
+    /// The members through the general JSON reader: types, ranges and unknown members checked.
+    private static func readFields(_ bytes: [UInt8], source: String, limits: BundleLimits) throws(BundleError) -> ManifestFields {
         let reader = try JSONObjectReader(
             CanonicalJSON.parse(bytes, source: source), source: source, context: "the manifest",
             allowed: ["format", "name", "version", "created", "expires", "files"])
-        let format = try reader.string("format")
-        guard format == Self.format else {
-            throw BundleError.malformed(source: source, detail: "the manifest's format is \"\(BundleError.printable(format))\", not \(Self.format)")
-        }
-        name = try reader.string("name")
-        try BundleName.validate(name, source: source)
-        version = try reader.integer("version", in: 1...Int64(1 << 53))
-        created = try BundleDate.parse(try reader.string("created"), source: source, field: "created")
-        expires = try reader.optionalString("expires").map { (text: String) throws(BundleError) in
-            try BundleDate.parse(text, source: source, field: "expires")
-        }
-        var files: [File] = []
-        // Equal as Swift strings (also canonically equivalent ones): a path listed twice would
-        // otherwise be checked twice and trap whoever indexes files by path.
-        var seen = Set<String>()
+        var files: [ManifestFields.FileFields] = []
         for element in try reader.array("files", maximum: limits.maximumEntries) {
             let entry = try JSONObjectReader(element, source: source, context: "a file of the manifest", allowed: ["path", "size", "sha256"])
-            let path = try entry.string("path")
-            let digest = try entry.string("sha256")
-            guard digest.utf8.count == 64, let sha256 = Hex.decode(digest), digest == digest.lowercased() else {
-                throw BundleError.malformed(source: source, detail: "\"\(BundleError.printable(path))\": sha256 must be 64 lowercase hex digits")
+            files.append(
+                ManifestFields.FileFields(
+                    path: try entry.string("path"), sha256: try entry.string("sha256"), size: try entry.integer("size", in: 0...limits.maximumTotalSize)))
+        }
+        return ManifestFields(
+            format: try reader.string("format"), name: try reader.string("name"), version: try reader.integer("version", in: 1...Int64(1 << 53)),
+            created: try reader.string("created"), expires: try reader.optionalString("expires"), files: files)
+    }
+
+    /// What the members mean: format, name, dates, digests, and the files sorted by path with
+    /// none listed twice.
+    private init(fields: ManifestFields, source: String) throws(BundleError) {
+        guard fields.format == Self.format else {
+            throw BundleError.malformed(source: source, detail: "the manifest's format is \"\(BundleError.printable(fields.format))\", not \(Self.format)")
+        }
+        name = fields.name
+        try BundleName.validate(name, source: source)
+        version = fields.version
+        created = try BundleDate.parse(fields.created, source: source, field: "created")
+        expires = try fields.expires.map { (text: String) throws(BundleError) in try BundleDate.parse(text, source: source, field: "expires") }
+        var files: [File] = []
+        files.reserveCapacity(fields.files.count)
+        // Equal as Swift strings (also canonically equivalent ones): a path listed twice would
+        // otherwise be checked twice and trap whoever indexes files by path.
+        var seen = Set<String>(minimumCapacity: fields.files.count)
+        for file in fields.files {
+            guard file.sha256.utf8.count == 64, let sha256 = Hex.decode(file.sha256), file.sha256.utf8.allSatisfy({ !(0x41...0x46).contains($0) }) else {
+                throw BundleError.malformed(source: source, detail: "\"\(BundleError.printable(file.path))\": sha256 must be 64 lowercase hex digits")
             }
-            guard seen.insert(path).inserted else {
-                throw BundleError.malformed(source: source, detail: "the manifest lists \"\(BundleError.printable(path))\" twice")
+            guard seen.insert(file.path).inserted else {
+                throw BundleError.malformed(source: source, detail: "the manifest lists \"\(BundleError.printable(file.path))\" twice")
             }
-            files.append(File(path: path, size: try entry.integer("size", in: 0...limits.maximumTotalSize), sha256: sha256))
+            files.append(File(path: file.path, size: file.size, sha256: sha256))
         }
         // Sorted by the UTF-8 bytes of the path, as written: one byte string per manifest.
         for (earlier, later) in zip(files, files.dropFirst()) where !earlier.path.utf8.lexicographicallyPrecedes(later.path.utf8) {
@@ -101,9 +128,6 @@ public struct BundleManifest: Sendable, Equatable {
                 source: source, detail: "the manifest's files are not sorted by path (\"\(BundleError.printable(later.path))\" after \"\(BundleError.printable(earlier.path))\")")
         }
         self.files = files
-        guard canonicalBytes == bytes else {
-            throw BundleError.malformed(source: source, detail: "the manifest is not in canonical form (docs/formats/bundle.md)")
-        }
     }
 }
 

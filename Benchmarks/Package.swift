@@ -1,0 +1,54 @@
+// swift-tools-version: 6.1
+// Signet's benchmarks: their own package (the shape swift-nio and hummingbird use), so the
+// root `swift build` builds no benchmark code.
+//
+//   swift package --package-path Benchmarks benchmark                       # in-process figures
+//   swift package --package-path Benchmarks benchmark thresholds check      # fail on a p90 regression
+//   swift build -c release --package-path Benchmarks --product signet-bench # the helper Scripts/bench runs
+import PackageDescription
+
+let package = Package(
+    name: "SignetBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Signet", path: ".."),
+        // MallocInterposer only: package-benchmark's default RuntimeInterposer trait needs a
+        // package this machine's mirror does not have.
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // Whole-program helpers for Scripts/bench: sign/verify ops/s (vs `openssl speed`), vault
+        // vs plain SQLite, and the Hummingbird server that wrk loads.
+        .executableTarget(
+            name: "signet-bench",
+            dependencies: [
+                .product(name: "SignetCore", package: "Signet"),
+                .product(name: "SignetVault", package: "Signet"),
+                .product(name: "SignetHTTP", package: "Signet"),
+                .product(name: "SignetHummingbird", package: "Signet"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Sources/signet-bench"
+        ),
+        // In-process measurements with p90 thresholds (Thresholds/), checked by
+        // `swift package benchmark thresholds check`.
+        .executableTarget(
+            name: "SignetBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "SignetCore", package: "Signet"),
+                .product(name: "SignetBundle", package: "Signet"),
+                .product(name: "SignetHTTP", package: "Signet"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Benchmarks/SignetBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
