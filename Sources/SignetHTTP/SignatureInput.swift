@@ -83,15 +83,17 @@ public struct SignatureInput: Sendable, Equatable {
         self.innerList = list
     }
 
+    /// Refuses a component listed twice. A pairwise scan: inputs list a handful of components,
+    /// and hashing each cost more than comparing them.
     private static func checkDistinct(_ components: [SignatureComponent], field: String) throws(HTTPSignatureError) {
-        var seen = Set<SignatureComponent>()
-        for component in components where !seen.insert(component).inserted {
-            throw .malformedField(field: field, detail: "component \(component) is listed twice")
+        for index in components.indices.dropFirst() where components[..<index].contains(components[index]) {
+            throw .malformedField(field: field, detail: "component \(components[index]) is listed twice")
         }
     }
 
     /// The `@signature-params` value: the inner list serialised.
     public func serializedParameters() throws(HTTPSignatureError) -> String {
+        if let fast = InnerListSerializer.serialize(innerList) { return fast }
         do {
             return try Self.serialize(.innerList(innerList))
         } catch {

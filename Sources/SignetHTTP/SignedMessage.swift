@@ -18,7 +18,11 @@ public struct SignedMessage: Sendable {
     public var response: HTTPResponse?
     /// Structured fields known by name, for `sf` and `key`: the fields of RFC 9421, RFC 9530
     /// and RFC 9651's examples; add an application's own here.
-    public var structuredFields: [String: StructuredFieldKind] = [
+    public var structuredFields: [String: StructuredFieldKind] = Self.knownStructuredFields
+
+    /// The structured fields every message knows (built once: a dictionary literal here would
+    /// be rebuilt for every message verified).
+    public static let knownStructuredFields: [String: StructuredFieldKind] = [
         "signature": .dictionary, "signature-input": .dictionary, "accept-signature": .dictionary,
         "content-digest": .dictionary, "repr-digest": .dictionary, "want-content-digest": .dictionary,
         "want-repr-digest": .dictionary, "priority": .dictionary, "example-dict": .dictionary, "cache-status": .list,

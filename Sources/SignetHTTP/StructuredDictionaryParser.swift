@@ -75,6 +75,7 @@ struct StructuredDictionaryParser {
     /// dictionary loop itself eats trailing OWS, so trailing tabs are accepted as well.
     private mutating func dictionary() throws(Failure) -> Parsed {
         var members = OrderedMap<String, ItemOrInnerList>()
+        var keys: [String] = []  // seen keys, checked here: a lookup in the library's map runs unspecialised
         var repeatedKey: String?
         skipSpaces()
         while index < bytes.count {
@@ -86,7 +87,11 @@ struct StructuredDictionaryParser {
             } else {
                 member = .item(Item(bareItem: .bool(true), parameters: try parameters()))
             }
-            if repeatedKey == nil, members[name] != nil { repeatedKey = name }
+            if keys.contains(name) {
+                if repeatedKey == nil { repeatedKey = name }
+            } else {
+                keys.append(name)
+            }
             members[name] = member  // as the library: the value is replaced in place
             skipOWS()
             guard index < bytes.count else { break }

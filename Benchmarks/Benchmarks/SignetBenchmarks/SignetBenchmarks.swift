@@ -1,4 +1,6 @@
 // In-process figures for the operations Signet's users call on hot paths, with p90 thresholds
+// (names without spaces: `thresholds check` looks files up by the raw name, `update` writes
+// spaces as underscores)
 // checked in under Benchmarks/Thresholds (`swift package benchmark thresholds check` fails on a
 // regression beyond the tolerance below). Whole-process comparisons with peer tools are
 // Scripts/bench's job.
@@ -10,13 +12,14 @@ import SignetCore
 import SignetHTTP
 
 let benchmarks: @Sendable () -> Void = {
-    // Wall-clock p90 may drift 25 % on a shared 2-core VM before a run counts as a regression.
+    // Wall-clock p90 may drift 50 % before a run counts as a regression: back-to-back runs on this
+    // shared 2-core VM differ by up to 30 %. Allocation counts are deterministic: 10 %.
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal],
+        metrics: [.wallClock, .mallocCountTotal],
         warmupIterations: 5,
         maxDuration: .seconds(2),
         maxIterations: 100_000,
-        thresholds: [.wallClock: BenchmarkThresholds(relative: [.p90: 25.0]), .mallocCountTotal: BenchmarkThresholds(relative: [.p90: 10.0])]
+        thresholds: [.wallClock: BenchmarkThresholds(relative: [.p90: 50.0]), .mallocCountTotal: BenchmarkThresholds(relative: [.p90: 10.0])]
     )
     hashingBenchmarks()
     signatureBenchmarks()
@@ -26,7 +29,7 @@ let benchmarks: @Sendable () -> Void = {
 
 func hashingBenchmarks() {
     let mebibyte = [UInt8](repeating: 0x5A, count: 1 << 20)
-    Benchmark("SHA-256 of 1 MiB") { benchmark in
+    Benchmark("SHA-256-of-1-MiB") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(DigestAlgorithm.sha256.hash(mebibyte)) }
     }
 }
@@ -37,11 +40,11 @@ func signatureBenchmarks() {
         let key = try! PrivateKey.generate(type)
         let signer = try! SoftwareSigner(key: key, algorithm: algorithm)
         let verifier = try! PublicKeyVerifier(key: key.publicKey, algorithm: algorithm)
-        Benchmark("\(name) sign 32 bytes") { benchmark in
+        Benchmark("\(name)-sign-32-bytes") { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try await signer.sign(message: message)) }
         }
         let signature = try! awaitResult { try await signer.sign(message: message) }
-        Benchmark("\(name) verify 32 bytes") { benchmark in
+        Benchmark("\(name)-verify-32-bytes") { benchmark in
             for _ in benchmark.scaledIterations { try verifier.verify(signature: signature, message: message) }
         }
     }
@@ -67,10 +70,10 @@ func httpBenchmarks() {
         var policy = HTTPSignaturePolicy()
         policy.maximumAge = Int64.max / 2
         let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(["k1": verificationKey]), policy: policy)
-        Benchmark("HTTP verify \(name), 1 KiB body") { benchmark in
+        Benchmark("HTTP-verify-\(name)-1-KiB-body") { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try await verifier.verify(signed, body: body)) }
         }
-        Benchmark("HTTP sign \(name), 1 KiB body") { benchmark in
+        Benchmark("HTTP-sign-\(name)-1-KiB-body") { benchmark in
             for _ in benchmark.scaledIterations {
                 var fresh = HTTPRequest(method: .post, scheme: "https", authority: "api.example.com", path: "/v1/orders?id=7")
                 blackHole(try await signer.sign(&fresh, body: body))
@@ -86,7 +89,7 @@ func bundleBenchmarks() {
         BundleManifest.File(path: String(format: "assets/%05d.bin", index), size: 1024, sha256: [UInt8](repeating: UInt8(index & 0xFF), count: 32))
     }
     let bytes = BundleManifest(name: "app", version: 1, created: Date(timeIntervalSince1970: 1_700_000_000), expires: nil, files: files).canonicalBytes
-    Benchmark("bundle manifest of 10,000 files: parse and canonical check", configuration: .init(maxIterations: 200)) { benchmark in
+    Benchmark("bundle-manifest-10000-files-parse", configuration: .init(maxIterations: 200)) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try BundleManifest(bytes: bytes, source: "bench")) }
     }
 }

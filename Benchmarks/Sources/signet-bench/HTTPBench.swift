@@ -7,7 +7,8 @@ import SignetHTTP
 import SignetHummingbird
 
 /// `signet-bench http-server DIR COUNT`: a Hummingbird server on 127.0.0.1 (ephemeral port)
-/// with `GET /plain` (no middleware) and `GET /signed` (behind `HTTPSignatureAuthenticator`
+/// with `GET /plain` (no middleware), `GET /collect` (the body collected, nothing verified) and
+/// `GET /signed` (behind `HTTPSignatureAuthenticator`
 /// with a replay cache), for wrk. Once it listens it writes, per key type (ed25519, p256,
 /// hmac), COUNT distinct validly signed requests to `DIR/TYPE.txt` — one per line,
 /// `Signature-Input<TAB>Signature` — and then `DIR/port`. It serves until killed.
@@ -23,6 +24,13 @@ func httpServerBench(folder: String, count: Int) async throws {
     let verifier = HTTPMessageVerifier(keys: keys, nonceCache: InMemoryNonceCache(capacity: 4 * count))
     let router = Router(context: BasicAuthRequestContext<VerifiedHTTPSignature>.self)
     router.get("/plain") { _, _ in "ok" }
+    // Only the middleware's first step (collecting the body), to separate Hummingbird's share
+    // of the signed route's cost from the verification's.
+    router.get("/collect") { request, _ in
+        var request = request
+        _ = try await request.collectBody(upTo: 1 << 20)
+        return "ok"
+    }
     router.group("/signed").add(middleware: HTTPSignatureAuthenticator(verifier: verifier)).get { _, context in
         _ = try context.requireIdentity()
         return "ok"

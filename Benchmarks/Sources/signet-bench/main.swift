@@ -4,16 +4,20 @@
 //   signet-bench SECONDS TYPE...     # sign/verify ops/s; TYPE: rsa2048 … ed25519
 //   signet-bench vault DIR COUNT     # vault sets/gets per second vs plain SQLite; open and hash times
 //   signet-bench http-server DIR COUNT   # Hummingbird server for wrk, with COUNT pre-signed requests per key type
+//   signet-bench verify-loop COUNT       # one HMAC-signed request verified COUNT times (for perf)
 import Foundation
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT\n".utf8))
+    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT\n".utf8))
     exit(2)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    if arguments.first == "http-server" {
+    if arguments.first == "verify-loop" {
+        guard arguments.count == 2, let count = Int(arguments[1]), count > 0 else { usage() }
+        try await verifyLoop(count: count)
+    } else if arguments.first == "http-server" {
         guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { usage() }
         try await httpServerBench(folder: arguments[1], count: count)
     } else if arguments.first == "vault" {

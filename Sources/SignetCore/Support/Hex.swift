@@ -60,8 +60,21 @@ public enum Hex {
 public enum Base64 {
     /// Decodes standard base64 with padding, ignoring ASCII white space (space, tab, CR, LF).
     /// Returns nil for anything else, including empty input.
+    public static func decode(_ text: String) -> [UInt8]? {
+        // The concrete overload: the generic one runs unspecialised across modules.
+        decodeStandard(text.utf8)
+    }
+
+    /// Decodes standard base64 with padding, ignoring ASCII white space (space, tab, CR, LF).
+    /// Returns nil for anything else, including empty input.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        let compact = text.utf8.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        decodeStandard(text.utf8)
+    }
+
+    private static func decodeStandard(_ utf8: some Collection<UInt8>) -> [UInt8]? {
+        var compact: [UInt8] = []
+        compact.reserveCapacity(utf8.count)
+        for byte in utf8 where byte != 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D { compact.append(byte) }
         guard compact.count % 4 == 0 else { return nil }
         return decodeCanonical(compact, plus: UInt8(ascii: "+"), slash: UInt8(ascii: "/"))
     }
@@ -105,15 +118,19 @@ public enum Base64 {
     }
 
     /// Decodes groups of four characters; `plus` and `slash` are the alphabet's last two.
+    /// Plain index loops: the generic `reversed()`/`dropLast` chains this replaced cost more
+    /// than the decoding on the HTTP verification path (runtime metadata lookups).
     private static func decodeCanonical(_ characters: [UInt8], plus: UInt8, slash: UInt8) -> [UInt8]? {
         guard !characters.isEmpty, characters.count % 4 == 0 else { return nil }
-        let padding = characters.reversed().prefix { $0 == UInt8(ascii: "=") }.count
+        var padding = 0
+        while padding < 3, characters[characters.count - 1 - padding] == UInt8(ascii: "=") { padding += 1 }
         guard padding <= 2 else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(characters.count / 4 * 3)
         var accumulator: UInt32 = 0
         var bits = 0
-        for character in characters.dropLast(padding) {
+        for index in 0..<(characters.count - padding) {
+            let character = characters[index]
             let value: UInt8
             switch character {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = character - UInt8(ascii: "A")
