@@ -114,9 +114,10 @@ let package = Package(
         ),
         // Test support shared by every test target: temporary folders, running processes, the
         // built `signet` binary and python3, requiring errors of a type, vector files, clocks.
-        // Generic on purpose: it imports no Signet module.
+        // Generic on purpose: of Signet it knows only SignetCore's error protocol.
         .target(
             name: "SignetTestSupport",
+            dependencies: ["SignetCore"],
             path: "Tests/SignetTestSupport"
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import SignetBundle
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// Every `BundleError` case has its own stable, data-free code, named after the case, and no
@@ -17,11 +18,6 @@ struct BundleErrorCodeTests {
 
     @Test("one code per case, named after it, in the bundle domain; messages name no flag")
     func codes() {
-        #expect(Set(Self.samples.map { $0.0.code }).count == Self.samples.count)
-        for (error, name) in Self.samples {
-            #expect(error.code.name == name)
-            #expect(error.codeName == "bundle." + name)
-            #expect(!error.description.contains("--"), "\(error.description)")
-        }
+        expectStableCodes(Self.samples, domain: "bundle")
     }
 }

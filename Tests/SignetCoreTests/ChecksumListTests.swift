@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// `ChecksumList`: what `sha256sum --check` reads, in the library.
@@ -43,11 +44,10 @@ struct ChecksumListTests {
 
     @Test("check: ok, mismatch and unreadable, in list order; missing files skipped on request")
     func check() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-sums-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: folder + "/good"))
-        try Data("tampered\n".utf8).write(to: URL(fileURLWithPath: folder + "/bad"))
+        let scratch = try TemporaryFolder()
+        let folder = scratch.path
+        try scratch.write("good", "hello\n")
+        try scratch.write("bad", "tampered\n")
         let text = ["good", "bad", "missing"].map { "\(Self.helloSHA256)  \(folder)/\($0)" }.joined(separator: "\n")
         let list = try ChecksumList(bytes: Array(text.utf8), source: "SUMS")
         var outcomes: [(String, ChecksumList.Outcome)] = []

@@ -1,4 +1,5 @@
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// Every `SignetCoreError` case has its own stable, data-free code, named after the case, and
@@ -17,12 +18,7 @@ struct ErrorCodeTests {
 
     @Test("one code per case, named after it, in the core domain; messages name no flag")
     func codes() {
-        #expect(Set(Self.samples.map { $0.0.code }).count == Self.samples.count)
-        for (error, name) in Self.samples {
-            #expect(error.code.name == name)
-            #expect(error.codeName == "core." + name)
-            #expect(!error.description.contains("--"), "\(error.description)")
-        }
+        expectStableCodes(Self.samples, domain: "core")
         #expect(SignetCoreError.weakKey(source: "a", bits: 1).code == .weakKey)
         #expect(SignetCoreError.weakKey(source: "a", bits: 1).code != .malformed)
     }

@@ -81,12 +81,7 @@ enum KeyTestSupport {
         _ error: SignetCoreError, is expected: SignetErrorCode<SignetCoreError>, mentioning fragments: String...,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        #expect(error.code == expected, "got \(error.code): \(error)", sourceLocation: sourceLocation)
-        for fragment in fragments {
-            #expect(
-                error.description.contains(fragment), "\"\(error.description)\" does not mention \"\(fragment)\"",
-                sourceLocation: sourceLocation)
-        }
+        expectError(error, is: expected, mentioning: fragments, sourceLocation: sourceLocation)
     }
 }
 

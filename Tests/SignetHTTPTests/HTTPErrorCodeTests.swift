@@ -1,5 +1,6 @@
 import SignetCore
 import SignetHTTP
+import SignetTestSupport
 import Testing
 
 /// Every `HTTPSignatureError` case has its own stable, data-free code, named after the case,
@@ -18,11 +19,6 @@ struct HTTPErrorCodeTests {
 
     @Test("one code per case, named after it, in the http domain; messages name no flag")
     func codes() {
-        #expect(Set(Self.samples.map { $0.0.code }).count == Self.samples.count)
-        for (error, name) in Self.samples {
-            #expect(error.code.name == name)
-            #expect(error.codeName == "http." + name)
-            #expect(!error.description.contains("--"), "\(error.description)")
-        }
+        expectStableCodes(Self.samples, domain: "http")
     }
 }

@@ -1,5 +1,6 @@
 import SignetCore
 import SignetVault
+import SignetTestSupport
 import Testing
 
 /// Every `VaultError` case has its own stable, data-free code, named after the case, and no
@@ -17,11 +18,6 @@ struct VaultErrorCodeTests {
 
     @Test("one code per case, named after it, in the vault domain; messages name no flag")
     func codes() {
-        #expect(Set(Self.samples.map { $0.0.code }).count == Self.samples.count)
-        for (error, name) in Self.samples {
-            #expect(error.code.name == name)
-            #expect(error.codeName == "vault." + name)
-            #expect(!error.description.contains("--"), "\(error.description)")
-        }
+        expectStableCodes(Self.samples, domain: "vault")
     }
 }

@@ -28,12 +28,7 @@ enum VaultTest {
         _ error: VaultError, is expected: SignetErrorCode<VaultError>, mentioning fragments: String...,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        #expect(error.code == expected, "got \(error.code): \(error)", sourceLocation: sourceLocation)
-        for fragment in fragments {
-            #expect(
-                error.description.contains(fragment), "\"\(error.description)\" does not mention \"\(fragment)\"",
-                sourceLocation: sourceLocation)
-        }
+        expectError(error, is: expected, mentioning: fragments, sourceLocation: sourceLocation)
     }
 
     // MARK: Vaults
