@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 @Suite("minisign formats: files made by minisign 0.11, and refusals")
@@ -201,7 +202,7 @@ struct MinisignParserRefusalTests {
         let fixture = try Self.fixture()
         // Seeded (SplitMix64), so a failure replays: the messages name the seed, format and iteration.
         let seed: UInt64 = 0x6D69_6E69_7369_676E
-        var random = ParserFuzzTests.SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         let formats = [
             ("public key", fixture.publicKey), ("secret key", fixture.secretKey),
             ("prehashed signature", fixture.prehashedSignature), ("legacy signature", fixture.legacySignature),

@@ -1,3 +1,4 @@
+import SignetTestSupport
 import Testing
 @testable import SignetCore
 
@@ -5,18 +6,6 @@ import Testing
 /// ends the test process, so these tests fail loudly if one happens).
 @Suite("parsers survive hostile input")
 struct ParserFuzzTests {
-    /// A small deterministic generator (SplitMix64), so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// The fixed keys (Vectors/keys) the inputs are made from: with a fixed seed, every run
     /// mutates the same bytes, so a failure replays exactly.
     static func fixtureKeys() throws -> [PrivateKey] {
@@ -48,7 +37,7 @@ struct ParserFuzzTests {
         return seeds
     }
 
-    static func mutate(_ input: [UInt8], using random: inout SplitMix) -> [UInt8] {
+    static func mutate(_ input: [UInt8], using random: inout SplitMix64) -> [UInt8] {
         var bytes = input
         switch random.next() % 4 {
         case 0:  // truncate
@@ -72,7 +61,7 @@ struct ParserFuzzTests {
     func mutatedKeys() throws {
         let seeds = try Self.seeds()
         let seed: UInt64 = 0x5167_6E65_7400_0001
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         var rejected = 0
         for iteration in 0..<4000 {
             let input = Self.mutate(seeds[iteration % seeds.count], using: &random)
@@ -94,7 +83,7 @@ struct ParserFuzzTests {
 
     @Test("random text and bytes never crash the PEM, checksum and key parsers")
     func randomInput() {
-        var random = SplitMix(state: 42)
+        var random = SplitMix64(seed: 42)
         let alphabet = Array("-----BEGIN END PRIVATE KEY PUBLIC RSA EC ssh-rsa {}\":,kty crv x y n e d AAAA=+/\n\r\t\\ ".utf8)
         for _ in 0..<3000 {
             let length = Int(random.next() % 300)
@@ -110,7 +99,7 @@ struct ParserFuzzTests {
 
     @Test("random signatures never crash any verifier")
     func randomSignatures() throws {
-        var random = SplitMix(state: 7)
+        var random = SplitMix64(seed: 7)
         let message = Array("message".utf8)
         for key in try Self.fixtureKeys().map(\.publicKey) {
             for algorithm in SignatureAlgorithm.fitting(key.kind) {

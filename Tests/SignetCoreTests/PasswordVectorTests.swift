@@ -109,7 +109,7 @@ struct PasswordVectorTests {
     func pythonCrossCheck() throws {
         // Seeded, so a disagreement can be replayed with the same inputs.
         let seed: UInt64 = 0x7061_7373_776F_7264
-        var generator = ParserFuzzTests.SplitMix(state: seed)
+        var generator = SplitMix64(seed: seed)
         let passwords: [[UInt8]] = [
             Array("correct horse battery staple".utf8),
             Array("pässwörd ✓ 密码".utf8),
