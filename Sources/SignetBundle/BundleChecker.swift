@@ -50,7 +50,7 @@ public struct BundleChecker: Sendable {
         let manifest = try BundleManifest(bytes: manifestBytes, source: manifestPath, limits: limits)
         try manifest.requireCurrent(expectedName: expectedName, now: now)
         if let state {
-            try state.requireNoRollback(BundleRelease(name: manifest.name, version: manifest.version, manifestDigest: DigestAlgorithm.sha256.hash(manifestBytes).bytes))
+            try state.requireNoRollback(BundleRelease(manifest, manifestBytes: manifestBytes))
         }
         for file in manifest.files { try BundlePath.validate(file.path, source: manifestPath, limits: limits) }
         try BundlePath.checkCollisions(manifest.files.map(\.path), source: manifestPath)

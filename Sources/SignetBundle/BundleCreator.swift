@@ -97,7 +97,7 @@ public struct BundleCreator: Sendable {
         let files = try collect(inputs)
 
         let file: AtomicFileWriter
-        do { file = try AtomicFileWriter(path: output, permissions: .standard) } catch { throw BundleError(writing: error) }
+        do { file = try AtomicFileWriter(path: output, permissions: .standard) } catch { throw BundleError(writing: error, to: output) }
         var writer = ZipWriter(fd: file.fileDescriptor, path: output)
         var listed: [BundleManifest.File] = []
         var total: Int64 = 0
@@ -131,7 +131,7 @@ public struct BundleCreator: Sendable {
         try writer.add(name: BundleLayout.manifestEntry, bytes: manifestBytes)
         try writer.add(name: BundleLayout.signaturesEntry, bytes: SignatureList.bytes(signatures))
         try writer.finish()
-        do { try file.commit(overwrite: overwrite) } catch { throw BundleError(writing: error) }
+        do { try file.commit(overwrite: overwrite) } catch { throw BundleError(writing: error, to: output) }
         return manifest
     }
 }
@@ -143,12 +143,12 @@ enum BundleLayout {
 }
 
 extension BundleError {
-    /// The bundle error for a failed atomic write of an output.
-    init(writing error: SignetCoreError) {
+    /// The bundle error for a failed atomic write of `path`.
+    init(writing error: SignetCoreError, to path: String) {
         switch error {
-        case .outputExists(let path): self = .outputExists(path: path)
-        case .io(let path, let detail): self = .io(path: path, detail: detail)
-        default: self = .io(path: "", detail: error.description)
+        case .outputExists: self = .outputExists(path: path)
+        case .io(_, let detail): self = .io(path: path, detail: detail)
+        default: self = .io(path: path, detail: error.description)
         }
     }
 }

@@ -99,7 +99,7 @@ public struct BundleExtractor: Sendable {
         guard BundleFiles.lstatMode(path) == S_IFREG else { return nil }
         let bytes = try BundleFiles.read(path, limit: limits.maximumManifestSize)
         let manifest = try BundleManifest(bytes: bytes, source: path, limits: limits)
-        return BundleRelease(name: manifest.name, version: manifest.version, manifestDigest: DigestAlgorithm.sha256.hash(bytes).bytes)
+        return BundleRelease(manifest, manifestBytes: bytes)
     }
 
     /// Renames the new tree into place; an old one is moved aside first and removed after.

@@ -114,7 +114,7 @@ public struct BundleManifest: Sendable, Equatable {
         // otherwise be checked twice and trap whoever indexes files by path.
         var seen = Set<String>(minimumCapacity: fields.files.count)
         for file in fields.files {
-            guard file.sha256.utf8.count == 64, let sha256 = Hex.decode(file.sha256), file.sha256.utf8.allSatisfy({ !(0x41...0x46).contains($0) }) else {
+            guard file.sha256.utf8.count == 64, let sha256 = Hex.decodeLowercase(file.sha256) else {
                 throw BundleError.malformed(source: source, detail: "\"\(BundleError.printable(file.path))\": sha256 must be 64 lowercase hex digits")
             }
             guard seen.insert(file.path).inserted else {

@@ -1,3 +1,5 @@
+import SignetCore
+
 /// One release of a bundle as rollback protection sees it: its name, version and the SHA-256
 /// of its exact manifest bytes.
 public struct BundleRelease: Sendable, Equatable {
@@ -13,6 +15,11 @@ public struct BundleRelease: Sendable, Equatable {
         self.name = name
         self.version = version
         self.manifestDigest = manifestDigest
+    }
+
+    /// The release `manifest` describes, whose exact stored bytes are `manifestBytes`.
+    public init(_ manifest: BundleManifest, manifestBytes: [UInt8]) {
+        self.init(name: manifest.name, version: manifest.version, manifestDigest: DigestAlgorithm.sha256.hash(manifestBytes).bytes)
     }
 
     /// The rollback rule, as TUF states it: a version lower than `floor`'s is a rollback; the

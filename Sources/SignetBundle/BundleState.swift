@@ -29,7 +29,7 @@ public struct BundleState: Sendable {
         guard try reader.string("name") == name else { throw BundleError.malformed(source: path, detail: "holds the state of another name") }
         let version = try reader.integer("version", in: 1...Int64(1 << 53))
         let hex = try reader.string("manifest-sha256")
-        guard hex.utf8.count == 64, hex == hex.lowercased(), let digest = Hex.decode(hex) else {
+        guard hex.utf8.count == 64, let digest = Hex.decodeLowercase(hex) else {
             throw BundleError.malformed(source: path, detail: "manifest-sha256 must be 64 lowercase hex digits")
         }
         return BundleRelease(name: name, version: version, manifestDigest: digest)
@@ -49,7 +49,7 @@ public struct BundleState: Sendable {
         do {
             try AtomicFile.write(bytes, to: file(manifest.name), permissions: .standard, overwrite: true)
         } catch {
-            throw BundleError.io(path: file(manifest.name), detail: "\(error)")
+            throw BundleError(writing: error, to: file(manifest.name))
         }
     }
 

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// A list of targets as each group declares it.
-typealias TargetList = [(name: String, run: @Sendable ([UInt8]) -> Void)]
+typealias TargetList = [(name: String, run: FuzzTargets.Run)]
 
 /// Small helpers shared by the targets.
 enum Fuzz {

@@ -14,11 +14,11 @@ public enum FuzzTargets {
     public typealias Run = @Sendable ([UInt8]) -> Void
 
     /// Every target, in a stable order; names are short and kebab-case.
-    public static let all: [(name: String, run: @Sendable ([UInt8]) -> Void)] =
+    public static let all: [(name: String, run: Run)] =
         KeyTargets.all + CoreTargets.all + BundleTargets.all + HTTPTargets.all + VaultTargets.all
 
     /// The target called `name`, or nil.
-    public static func named(_ name: String) -> (@Sendable ([UInt8]) -> Void)? {
+    public static func named(_ name: String) -> Run? {
         all.first { $0.name == name }?.run
     }
 

@@ -41,7 +41,8 @@ public struct HTTPMessageSigner: Sendable {
     /// signature covers. Returns the signature input used.
     @discardableResult
     public func sign(_ request: inout HTTPRequest, body: [UInt8]? = nil) async throws -> SignatureInput {
-        try await sign(&request, bodyDigests: ContentDigest.digests(of: body ?? [], algorithms: [.sha512]))
+        let hasBody = Self.addContentDigest(to: &request.headerFields, body: body)
+        return try await signRequest(&request, hasBody: hasBody)
     }
 
     /// Signs a request whose body was hashed elsewhere — streamed from a file or a socket
@@ -51,6 +52,11 @@ public struct HTTPMessageSigner: Sendable {
     @discardableResult
     public func sign(_ request: inout HTTPRequest, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?) async throws -> SignatureInput {
         let hasBody = Self.addContentDigest(to: &request.headerFields, digests: bodyDigests)
+        return try await signRequest(&request, hasBody: hasBody)
+    }
+
+    /// Signs a request whose `Content-Digest`, if it has a body, is in place.
+    private func signRequest(_ request: inout HTTPRequest, hasBody: Bool) async throws -> SignatureInput {
         let defaults: [SignatureComponent] = [.method, .targetURI] + (hasBody ? [.contentDigest] : [])
         let (input, fields) = try await signatureFields(for: .request(request), defaults: defaults, existing: request.headerFields)
         request.headerFields.append(contentsOf: fields)
@@ -60,7 +66,7 @@ public struct HTTPMessageSigner: Sendable {
     /// Signs a response (components marked `req` come from `request`).
     @discardableResult
     public func sign(_ response: inout HTTPResponse, body: [UInt8]? = nil, answering request: HTTPRequest? = nil) async throws -> SignatureInput {
-        let hasBody = Self.addContentDigest(to: &response.headerFields, digests: ContentDigest.digests(of: body ?? [], algorithms: [.sha512]))
+        let hasBody = Self.addContentDigest(to: &response.headerFields, body: body)
         let defaults: [SignatureComponent] = [.status] + (hasBody ? [.contentDigest] : [])
         let (input, fields) = try await signatureFields(
             for: .response(response, answering: request), defaults: defaults, existing: response.headerFields)
@@ -94,12 +100,22 @@ public struct HTTPMessageSigner: Sendable {
         return (input, [HTTPField(name: .signatureInput, value: inputValue), HTTPField(name: .signature, value: signatureValue)])
     }
 
+    /// Adds a SHA-512 `Content-Digest` for a non-empty body unless the fields have one (the
+    /// body is hashed only then); returns whether there is a body.
+    private static func addContentDigest(to fields: inout HTTPFields, body: [UInt8]?) -> Bool {
+        guard let body, !body.isEmpty else { return false }
+        if fields[.contentDigest] == nil { fields[.contentDigest] = ContentDigest.fieldValue(for: body) }
+        return true
+    }
+
     /// Adds a `Content-Digest` (SHA-512 where given, else SHA-256) for a body's digests unless
     /// the fields have one; returns whether there is a body.
     private static func addContentDigest(to fields: inout HTTPFields, digests: [ContentDigest.Algorithm: [UInt8]]?) -> Bool {
-        guard let digests, let (algorithm, digest) = [ContentDigest.Algorithm.sha512, .sha256].lazy.compactMap({ name in digests[name].map { (name, $0) } }).first
-        else { return false }
-        if fields[.contentDigest] == nil { fields[.contentDigest] = ContentDigest.fieldValue([algorithm: digest]) }
+        guard let digests, !digests.isEmpty else { return false }
+        if fields[.contentDigest] == nil {
+            let algorithm: ContentDigest.Algorithm = digests[.sha512] != nil ? .sha512 : .sha256
+            fields[.contentDigest] = ContentDigest.fieldValue([algorithm: digests[algorithm]!])
+        }
         return true
     }
 

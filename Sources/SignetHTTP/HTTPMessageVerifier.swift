@@ -154,8 +154,11 @@ public struct HTTPMessageVerifier: Sendable {
     /// `created` + maximum age and `expires` + clock skew, whichever comes first; nil when the
     /// signature has neither, and so never ages out.
     static func acceptableUntil(_ parameters: SignatureParameters, policy: HTTPSignaturePolicy) -> Int64? {
-        let bounds = [parameters.created.map { $0 + policy.maximumAge }, parameters.expires.map { $0 + policy.clockSkew }].compactMap { $0 }
-        return bounds.min()
+        switch (parameters.created.map { $0 + policy.maximumAge }, parameters.expires.map { $0 + policy.clockSkew }) {
+        case (let created?, let expires?): return min(created, expires)
+        case (let bound?, nil), (nil, let bound?): return bound
+        case (nil, nil): return nil
+        }
     }
 
     /// The digests of an empty body, for a Content-Digest sent with none.

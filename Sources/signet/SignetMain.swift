@@ -67,7 +67,7 @@ enum ExitStatus {
     static func report(_ error: any Error) -> Int32 {
         switch error {
         case let error as any SignetError:
-            Console.error(error.description + CLIHints.hint(for: error))
+            Console.error(CLIHints.message(for: error))
             return code(for: error.category)
         case let error as ExitCode:
             return error.rawValue

@@ -29,8 +29,7 @@ extension FileSignature {
             }
         }
         if isBase64Text || encoding == .base64 {
-            let text = String(decoding: bytes.filter { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: " ") }, as: UTF8.self)
-            if let decoded = Base64.decode(text), !decoded.isEmpty { return decoded }
+            if let decoded = Base64.decode(String(decoding: bytes, as: UTF8.self)), !decoded.isEmpty { return decoded }
             if encoding == .base64 { throw SignetCoreError.malformed(source: source, detail: "not valid base64") }
         }
         return bytes

@@ -42,6 +42,32 @@ public enum Hex {
         return out
     }
 
+    /// Decodes lower-case hex only, as canonical formats write it (manifests, state files).
+    /// Returns nil for odd lengths, upper case or non-hex characters. Concrete, for hot paths:
+    /// the generic ``decode(_:)`` runs unspecialised across modules.
+    public static func decodeLowercase(_ text: String) -> [UInt8]? {
+        let utf8 = text.utf8
+        guard utf8.count % 2 == 0 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(utf8.count / 2)
+        var high: UInt8?
+        for byte in utf8 {
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte &- UInt8(ascii: "a") &+ 10
+            default: return nil
+            }
+            if let first = high {
+                out.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return out
+    }
+
     /// The value of one hex digit (either case), or nil.
     public static func digitValue(_ char: UInt8) -> UInt8? {
         switch char {

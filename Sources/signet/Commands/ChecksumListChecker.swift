@@ -28,7 +28,7 @@ struct ChecksumListChecker {
             do throws(SignetCoreError) {
                 try await check(list: list)
             } catch {
-                Console.error(error.description + CLIHints.hint(for: error))
+                Console.error(CLIHints.message(for: error))
                 if malformedList == nil { malformedList = error }
             }
         }
@@ -54,22 +54,21 @@ struct ChecksumListChecker {
         }
         let total = FileSize.total(list.entries.map(\.line.path))
         let bar = ProgressBar.make(label: "checking", total: total, quiet: quiet)
-        var outcomes: [ChecksumList.Outcome] = []
         let checked = await list.check(skipMissing: ignoreMissing, progress: bar?.callback) { entry, outcome in
             bar?.finish()
             let name = ChecksumLine.displayName(entry.line.path)
             switch outcome {
             case .ok: if !quiet { Console.write("\(name): OK\n") }
-            case .mismatch: Console.write("\(name): FAILED\n")
+            case .mismatch:
+                mismatched += 1
+                Console.write("\(name): FAILED\n")
             case .unreadable(let error):
+                unreadable += 1
                 Console.error(error.description)
                 Console.write("\(name): FAILED open or read\n")
             }
-            outcomes.append(outcome)
         }
         bar?.finish()
-        mismatched += outcomes.filter { $0 == .mismatch }.count
-        unreadable += outcomes.filter { if case .unreadable = $0 { return true } else { return false } }.count
         if ignoreMissing, checked.isEmpty {
             throw SignetCoreError.mismatch(detail: "\(list.source): no file was verified")
         }

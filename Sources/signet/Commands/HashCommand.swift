@@ -48,13 +48,12 @@ struct HashCommand: AsyncParsableCommand {
         if let algorithm, algorithm.isInsecure, !insecure {
             throw SignetCoreError.insecureAlgorithm(source: "-a", algorithm: algorithm.rawValue)
         }
-        let chosen = algorithm
         if check {
-            var checker = ChecksumListChecker(algorithm: chosen, insecure: insecure, quiet: output.quiet,
+            var checker = ChecksumListChecker(algorithm: algorithm, insecure: insecure, quiet: output.quiet,
                                               ignoreMissing: ignoreMissing, strict: strict)
             try await checker.run(lists: files.isEmpty ? ["-"] : files)
         } else {
-            try await printDigests(algorithm: chosen ?? .sha256)
+            try await printDigests(algorithm: algorithm ?? .sha256)
         }
     }
 

@@ -6,6 +6,9 @@ import SignetVault
 /// the outcome. Library messages name no flag (a library user has none); the command line
 /// does, keyed on the error's stable code.
 enum CLIHints {
+    /// The message the CLI prints for `error`: the library's, then the hint.
+    static func message(for error: any SignetError) -> String { error.description + hint(for: error) }
+
     /// A hint to append to `error`'s message, or "" for none.
     static func hint(for error: any SignetError) -> String {
         switch error {
