@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "SignetHTTP", targets: ["SignetHTTP"]),
         .library(name: "SignetHummingbird", targets: ["SignetHummingbird"]),
         .library(name: "SignetHTTPClient", targets: ["SignetHTTPClient"]),
+        .library(name: "SignetX509", targets: ["SignetX509"]),
+        .library(name: "SignetTLS", targets: ["SignetTLS"]),
         .executable(name: "signet", targets: ["signet"]),
     ],
     dependencies: [
@@ -25,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -87,9 +91,42 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The system's libcrypto (Debian: libssl-dev), for the two legacy PKCS#12 ciphers
+        // (3DES and RC2) that swift-crypto does not have; Linux only (Apple: CommonCrypto).
+        .systemLibrary(name: "CLegacyCrypto", path: "Sources/CLegacyCrypto"),
+        // Certificates, CSRs, a small CA, PKCS#12 and SPKI pin sets, on swift-certificates:
+        // no networking.
+        .target(
+            name: "SignetX509",
+            dependencies: [
+                "SignetCore",
+                .target(name: "CLegacyCrypto", condition: .when(platforms: [.linux])),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // TLS over SwiftNIO SSL that enforces chain, hostname and pins, and a small HTTPS
+        // client on it (AsyncHTTPClient has no hook for a verification callback).
+        .target(
+            name: "SignetTLS",
+            dependencies: [
+                "SignetX509",
+                "SignetCore",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "signet",
             dependencies: [
+                "SignetX509",
+                "SignetTLS",
                 "SignetCore",
                 "SignetVault",
                 "SignetBundle",
@@ -104,8 +141,9 @@ let package = Package(
         .target(
             name: "SignetFuzzTargets",
             dependencies: [
-                "SignetCore", "SignetBundle", "SignetHTTP", "SignetVault",
+                "SignetCore", "SignetBundle", "SignetHTTP", "SignetVault", "SignetX509",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "X509", package: "swift-certificates"),
             ]
         ),
         .executableTarget(
@@ -158,6 +196,36 @@ let package = Package(
         .testTarget(
             name: "SignetCLITests",
             dependencies: ["signet", "SignetCore", "SignetVault", "SignetBundle", "SignetTestSupport"]
+        ),
+        // A test CA made with SignetX509, for the X.509, TLS and CLI tests.
+        .target(
+            name: "SignetX509TestSupport",
+            dependencies: ["SignetX509", "SignetCore", .product(name: "X509", package: "swift-certificates")],
+            path: "Tests/SignetX509TestSupport"
+        ),
+        .testTarget(
+            name: "SignetX509Tests",
+            dependencies: [
+                "SignetX509", "SignetCore", "SignetTestSupport", "SignetX509TestSupport",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Vectors")]
+        ),
+        // Real TLS servers on loopback (SwiftNIO SSL in-process, `openssl s_server`) and the
+        // pin-enforcing client and CLI against them.
+        .testTarget(
+            name: "SignetTLSTests",
+            dependencies: [
+                "signet", "SignetTLS", "SignetX509", "SignetCore", "SignetTestSupport", "SignetX509TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         // Replays Fuzz/corpus/<target>/ and Fuzz/regressions/<target>/ through every fuzz target.
         .testTarget(

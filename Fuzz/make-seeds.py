@@ -604,6 +604,43 @@ def dictionaries():
             f.writelines(quoted(word) + "\n" for word in unique)
 
 
+def x509():
+    """Certificates, chains and CSRs made by openssl in PEM and DER; pin set files; PKCS#12
+    files from `openssl pkcs12 -export` in OpenSSL 3's default form and with -legacy, all under
+    the fuzz passphrase."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        def path(name):
+            return os.path.join(tmp, name)
+        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("ca.key"),
+                "-subj", "/CN=Fuzz CA/O=Signet", "-days", "3650", "-out", path("ca.pem"),
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+        openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("leaf.key"),
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-out", path("leaf.csr"))
+        openssl("x509", "-req", "-in", path("leaf.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-set_serial", "7",
+                "-days", "3650", "-copy_extensions", "copy", "-out", path("leaf.pem"))
+        ca = open(path("ca.pem"), "rb").read()
+        leaf = open(path("leaf.pem"), "rb").read()
+        write("x509-document", "ca.pem", ca)
+        write("x509-document", "chain.pem", leaf + ca)
+        write("x509-document", "leaf.der", openssl("x509", "-in", path("leaf.pem"), "-outform", "DER"))
+        write("x509-document", "leaf.csr", open(path("leaf.csr"), "rb").read())
+        write("x509-document", "leaf.csr.der", openssl("req", "-in", path("leaf.csr"), "-outform", "DER"))
+        with open(path("pass"), "w") as f:
+            f.write(PASS)
+        write("pkcs12", "default.p12", openssl("pkcs12", "-export", "-inkey", path("leaf.key"), "-in", path("leaf.pem"),
+                                               "-certfile", path("ca.pem"), "-name", "fuzz", "-passout", "file:" + path("pass")))
+        write("pkcs12", "legacy.p12", openssl("pkcs12", "-export", "-legacy", "-inkey", path("leaf.key"), "-in", path("leaf.pem"),
+                                              "-passout", "file:" + path("pass")))
+    pin = "sha256/" + b64(hashlib.sha256(b"fuzz pin one").digest())
+    backup = "sha256/" + b64(hashlib.sha256(b"fuzz pin two").digest())
+    write("pin-set", "one-host.json", json.dumps({"version": 1, "hosts": [
+        {"host": "api.example.com", "pins": [pin, backup], "includeSubdomains": True,
+         "expires": "2031-01-01T00:00:00Z", "reportOnly": False, "reportURIs": ["https://report.example.com/pins"]}]}, indent=2))
+    write("pin-set", "minimal.json", json.dumps({"version": 1, "hosts": [{"host": "example.org", "pins": [pin, backup]}]}))
+    write("pin-set", "one-pin-refused.json", json.dumps({"version": 1, "hosts": [{"host": "example.org", "pins": [pin]}]}))
+
+
 if __name__ == "__main__":
     keys()
     minisign()
@@ -611,5 +648,6 @@ if __name__ == "__main__":
     bundles()
     http()
     vault()
+    x509()
     dictionaries()
     print("seeds written under", os.path.relpath(CORPUS), file=sys.stderr)

@@ -81,17 +81,10 @@ extension BundleError: SignetError {
     }
 
     /// A name from a hostile archive, with control characters (C0, DEL, C1) made visible, so
-    /// printing it cannot drive a terminal.
+    /// printing it cannot drive a terminal, and at most 300 Unicode scalars
+    /// (SignetCore's `PrintableText.escaped(_:)` with its defaults).
     public static func printable(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars.prefix(300) {
-            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        PrintableText.escaped(text)
     }
 }
 

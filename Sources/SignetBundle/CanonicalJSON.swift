@@ -1,4 +1,5 @@
 import Foundation
+import SignetCore
 
 /// The JSON that manifests and trust roots are made of: objects, arrays, strings, integers,
 /// booleans and null (no fractions), written in one canonical form so that what is signed is
@@ -49,29 +50,51 @@ enum CanonicalJSON: Sendable, Equatable {
         }
     }
 
+    /// The canonical form of a string: only `"`, `\` and U+0000–U+001F escaped, the last as
+    /// `\u00xx` (a line feed too).
     private static func writeString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        StrictJSON.appendString(text, to: &out, lineFeedAsN: false)
     }
 
     /// Parses JSON text (any valid formatting) with a nesting bound; numbers must be integers
     /// (`1e3` is read as 1000, `1.5` refused); a member name given twice is refused.
     static func parse(_ bytes: [UInt8], source: String) throws(BundleError) -> CanonicalJSON {
-        var parser = JSONTextParser(bytes)
         do {
-            return try parser.parse()
+            return try parse(bytes)
         } catch {
             throw BundleError.malformed(source: source, detail: "not valid JSON: \(error.message) (byte \(error.offset))")
+        }
+    }
+
+    /// Parses JSON text with SignetCore's strict parser (RFC 8259; strings valid UTF-8 without
+    /// lone surrogates; no member name twice in one object, also not as canonically equivalent
+    /// Unicode; at most `maximumDepth` levels of nesting) under its `int64` number rule:
+    /// integers only, `1e3` read as 1000, `1.5` refused, within `Int64`.
+    static func parse(_ bytes: [UInt8], maximumDepth: Int = 16) throws(JSONSyntaxError) -> CanonicalJSON {
+        CanonicalJSON(parsed: try StrictJSON.parse(bytes, maximumDepth: maximumDepth, numbers: .int64))
+    }
+
+    /// `value`, parsed under the `int64` number rule, as canonical JSON. Its members have
+    /// distinct names (the parser refused any name given twice), so none is lost to the
+    /// dictionary.
+    private init(parsed value: JSONValue) {
+        switch value {
+        case .object(let members):
+            var dictionary: [String: CanonicalJSON] = [:]
+            dictionary.reserveCapacity(members.count)
+            for member in members { dictionary[member.name] = CanonicalJSON(parsed: member.value) }
+            self = .object(dictionary)
+        case .array(let elements):
+            self = .array(elements.map { CanonicalJSON(parsed: $0) })
+        case .string(let text):
+            self = .string(text)
+        case .number(let text):
+            guard let integer = value.int64Value else { preconditionFailure("the number \(text) passed the int64 rule but is not an Int64") }
+            self = .integer(integer)
+        case .bool(let flag):
+            self = .bool(flag)
+        case .null:
+            self = .null
         }
     }
 }

@@ -21,7 +21,7 @@ struct Signet: AsyncParsableCommand {
         version: SignetVersion.string,
         subcommands: [
             HashCommand.self, HMACCommand.self, KeyCommand.self, SignCommand.self, VerifyCommand.self, PasswordCommand.self,
-            VaultCommand.self, BundleCommand.self, MinisignCommand.self, RequestCommand.self,
+            VaultCommand.self, BundleCommand.self, MinisignCommand.self, RequestCommand.self, CertCommand.self,
         ]
     )
 }

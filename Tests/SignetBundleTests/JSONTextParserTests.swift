@@ -1,4 +1,5 @@
 import Foundation
+import SignetCore
 import Testing
 @testable import SignetBundle
 
@@ -23,10 +24,9 @@ import Testing
     }
 
     /// The parser's own error for `bytes`, or nil (recorded as an issue) if it parses.
-    private func directError(_ bytes: [UInt8], maximumDepth: Int = 16, sourceLocation: SourceLocation = #_sourceLocation) -> JSONTextError? {
-        var parser = JSONTextParser(bytes, maximumDepth: maximumDepth)
+    private func directError(_ bytes: [UInt8], maximumDepth: Int = 16, sourceLocation: SourceLocation = #_sourceLocation) -> JSONSyntaxError? {
         do {
-            let parsed = try parser.parse()
+            let parsed = try CanonicalJSON.parse(bytes, maximumDepth: maximumDepth)
             Issue.record("parsed as \(parsed)", sourceLocation: sourceLocation)
             return nil
         } catch {
@@ -140,12 +140,10 @@ import Testing
 
     @Test("the nesting bound is a parameter")
     func customDepth() {
-        var two = JSONTextParser(Array("[[1]]".utf8), maximumDepth: 2)
-        let parsedTwo = try? two.parse()
+        let parsedTwo = try? CanonicalJSON.parse(Array("[[1]]".utf8), maximumDepth: 2)
         #expect(parsedTwo == .array([.array([.integer(1)])]))
         #expect(directError(Array("[[[1]]]".utf8), maximumDepth: 2)?.message == "nested too deeply")
-        var zero = JSONTextParser(Array("1".utf8), maximumDepth: 0)
-        let parsedZero = try? zero.parse()
+        let parsedZero = try? CanonicalJSON.parse(Array("1".utf8), maximumDepth: 0)
         #expect(parsedZero == .integer(1))
         #expect(directError(Array("{}".utf8), maximumDepth: 0)?.offset == 0)
     }

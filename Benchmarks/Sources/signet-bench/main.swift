@@ -5,16 +5,24 @@
 //   signet-bench vault DIR COUNT     # vault sets/gets per second vs plain SQLite; open and hash times
 //   signet-bench http-server DIR COUNT   # Hummingbird server for wrk, with COUNT pre-signed requests per key type
 //   signet-bench verify-loop COUNT       # one HMAC-signed request verified COUNT times (for perf)
+//   signet-bench tls SECONDS             # TLS handshakes/s on loopback: no pins, pins, BoringSSL's own check
+//   signet-bench chain-verify DIR COUNT  # chain validations/s (writes the chain to DIR for openssl verify)
 import Foundation
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT\n".utf8))
+    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT\n".utf8))
     exit(2)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    if arguments.first == "verify-loop" {
+    if arguments.first == "tls" {
+        guard arguments.count == 2, let seconds = Double(arguments[1]), seconds > 0 else { usage() }
+        try await tlsBench(seconds: seconds)
+    } else if arguments.first == "chain-verify" {
+        guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { usage() }
+        try await chainVerifyBench(folder: arguments[1], count: count)
+    } else if arguments.first == "verify-loop" {
         guard arguments.count == 2, let count = Int(arguments[1]), count > 0 else { usage() }
         try await verifyLoop(count: count)
     } else if arguments.first == "http-server" {

@@ -5,17 +5,26 @@ import NIOCore
 import SignetCore
 import SignetHTTP
 import SignetHTTPClient
+import SignetTLS
+import SignetX509
 
 /// `signet request send`: a tiny curl that signs what it sends, for testing a server.
 struct RequestSend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Sign a request and send it; the response body goes to standard output.",
-        discussion: "The status line and the response's fields go to standard error (-i: to standard output, before the body). Exit 0 for a 1xx–3xx status, 1 for 4xx–5xx (the server refused), 4 when the server cannot be reached.")
+        discussion: """
+        The status line and the response's fields go to standard error (-i: to standard output, \
+        before the body). Exit 0 for a 1xx–3xx status, 1 for 4xx–5xx (the server refused) or a \
+        server that fails TLS verification (chain, hostname or pin), 4 when it cannot be reached.
+        https is verified in full: the chain to the system's roots (or --roots), the hostname, \
+        and with --pin/--pins the pinned keys on the validated chain.
+        """)
 
     @OptionGroup var options: RequestOptions
     @OptionGroup var signing: RequestSigningOptions
     @OptionGroup var keyAccess: KeyAccessOptions
+    @OptionGroup var tls: TLSOptions
 
     @Flag(name: .shortAndLong, help: "Print the status line and response fields on standard output before the body.")
     var include = false
@@ -35,6 +44,13 @@ struct RequestSend: AsyncParsableCommand {
         var request = try options.request()
         let body = try options.body.map { try FileInput.readAll(path: $0, limit: Self.maximumBody) }
         try await signing.sign(&request, options: options, keyAccess: keyAccess, body: body)
+        if request.scheme?.lowercased() == "https" {
+            try await sendPinned(request, body: body)
+            return
+        }
+        guard tls.isEmpty else {
+            throw ValidationError("--roots, --pin, --pins and --pinned-self-signed apply to https URLs")
+        }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let response: HTTPClientResponse
         let received: ByteBuffer
@@ -46,14 +62,30 @@ struct RequestSend: AsyncParsableCommand {
             throw SignetCoreError.io(path: options.url, detail: "\(error)")
         }
         try? await client.shutdown()
-        let head = "HTTP/\(response.version.major).\(response.version.minor) \(response.status.code) \(response.status.reasonPhrase)\n"
-            + response.headers.map { "\($0.name): \($0.value)\n" }.joined()
+        try report(
+            version: "\(response.version.major).\(response.version.minor)", status: Int(response.status.code),
+            reason: response.status.reasonPhrase, fields: response.headers.map { ($0.name, $0.value) },
+            body: Array(received.readableBytesView))
+    }
+
+    /// https: through the client that verifies chain, hostname and pins.
+    func sendPinned(_ request: HTTPRequest, body: [UInt8]?) async throws {
+        let (host, _) = try PinnedHTTPSClient.hostAndPort(request.authority ?? "", defaultPort: 443)
+        let client = PinnedHTTPSClient(trust: try tls.policy(host: host), timeout: .seconds(timeout), maximumResponseSize: maxResponse)
+        let response = try await client.send(request, body: body)
+        try report(
+            version: response.version, status: response.head.status.code, reason: response.head.status.reasonPhrase,
+            fields: response.head.headerFields.map { ($0.name.rawName, $0.value) }, body: response.body)
+    }
+
+    func report(version: String, status: Int, reason: String, fields: [(String, String)], body: [UInt8]) throws {
+        let head = "HTTP/\(version) \(status) \(reason)\n" + fields.map { "\($0.0): \($0.1)\n" }.joined()
         if include {
             Console.write(head + "\n")
         } else if !quiet {
             Console.writeError(head)
         }
-        Console.write(bytes: Array(received.readableBytesView))
-        if response.status.code >= 400 { throw ExitCode(1) }
+        Console.write(bytes: body)
+        if status >= 400 { throw ExitCode(1) }
     }
 }

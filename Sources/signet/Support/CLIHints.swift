@@ -1,6 +1,7 @@
 import SignetBundle
 import SignetCore
 import SignetVault
+import SignetX509
 
 /// What the CLI adds to a library error when it reports it: the flag or command that changes
 /// the outcome. Library messages name no flag (a library user has none); the command line
@@ -24,6 +25,14 @@ enum CLIHints {
             return " (use --force to replace it)"
         case let error as VaultError where error.code == .vaultMissing:
             return " (create one with `signet vault init`, or pass --vault PATH)"
+        case let error as X509Error:
+            switch error.code {
+            case .chainInvalid where error.description.contains("self-signed"):
+                return " (trust its issuer with --roots, or pin it with --pinned-self-signed and two --pin values)"
+            case .chainInvalid: return " (give the issuing CA with --roots, and intermediates with --untrusted)"
+            case .pinSetInvalid: return " (give at least two --pin values, one of them a backup key not in the current chain)"
+            default: return ""
+            }
         default:
             return ""
         }
