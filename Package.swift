@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "SignetHTTPClient", targets: ["SignetHTTPClient"]),
         .library(name: "SignetX509", targets: ["SignetX509"]),
         .library(name: "SignetTLS", targets: ["SignetTLS"]),
+        .library(name: "SignetAge", targets: ["SignetAge"]),
         .executable(name: "signet", targets: ["signet"]),
     ],
     dependencies: [
@@ -107,6 +108,15 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // age v1 encryption (age-encryption.org/v1): streaming, X25519 and scrypt recipients, armor.
+        .target(
+            name: "SignetAge",
+            dependencies: [
+                "SignetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // TLS over SwiftNIO SSL that enforces chain, hostname and pins, and a small HTTPS
         // client on it (AsyncHTTPClient has no hook for a verification callback).
         .target(
@@ -132,6 +142,7 @@ let package = Package(
                 "SignetBundle",
                 "SignetHTTP",
                 "SignetHTTPClient",
+                "SignetAge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -141,7 +152,7 @@ let package = Package(
         .target(
             name: "SignetFuzzTargets",
             dependencies: [
-                "SignetCore", "SignetBundle", "SignetHTTP", "SignetVault", "SignetX509",
+                "SignetCore", "SignetBundle", "SignetHTTP", "SignetVault", "SignetX509", "SignetAge",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
@@ -196,6 +207,12 @@ let package = Package(
         .testTarget(
             name: "SignetCLITests",
             dependencies: ["signet", "SignetCore", "SignetVault", "SignetBundle", "SignetTestSupport"]
+        ),
+        // Against the age CLI and pyrage both ways, and hostile files.
+        .testTarget(
+            name: "SignetAgeTests",
+            dependencies: ["SignetAge", "SignetCore", "SignetTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            resources: [.copy("Vectors")]
         ),
         // A test CA made with SignetX509, for the X.509, TLS and CLI tests.
         .target(

@@ -641,6 +641,23 @@ def x509():
     write("pin-set", "one-pin-refused.json", json.dumps({"version": 1, "hosts": [{"host": "example.org", "pins": [pin]}]}))
 
 
+def age_files():
+    """age files made by the age CLI for the fuzz identity (SHA-256("signet fuzz age key"),
+    AgeTargets.identity), plain and armored, empty and across a chunk boundary; and key files."""
+    identity = "AGE-SECRET-KEY-18EDQL7UJRYSMN2F44J9ZFZ7TEKEM05T262Z6GESJAU4MV9K4Q9ASK3RQNJ"
+    recipient = "age15u9cgz40vpqdysc9epdhrqd5j6xd5lflkcnnr0ll20m7ph2h5vwq9cczxv"
+    def age(data, *args):
+        return subprocess.run(["age", "-r", recipient, *args], input=data, check=True, capture_output=True).stdout
+    write("age-file", "empty.age", age(b""))
+    write("age-file", "hello.age", age(b"hello, age\n"))
+    write("age-file", "hello-armored.age", age(b"hello, age\n", "-a"))
+    write("age-file", "two-recipients.age", age(b"two", "-r", "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p"))
+    write("age-file", "two-chunks.age", age(b"\x00" * (64 * 1024 + 100))[:8000])
+    write("age-keyfile", "identity.txt", "# created: 2026-11-24T00:00:00Z\n# public key: " + recipient + "\n" + identity + "\n")
+    write("age-keyfile", "recipients.txt", "# team\n" + recipient + "\n\nage1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\n")
+    write("age-keyfile", "crlf.txt", identity + "\r\n")
+
+
 if __name__ == "__main__":
     keys()
     minisign()
@@ -649,5 +666,6 @@ if __name__ == "__main__":
     http()
     vault()
     x509()
+    age_files()
     dictionaries()
     print("seeds written under", os.path.relpath(CORPUS), file=sys.stderr)

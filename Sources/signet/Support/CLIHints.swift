@@ -1,3 +1,4 @@
+import SignetAge
 import SignetBundle
 import SignetCore
 import SignetVault
@@ -23,6 +24,8 @@ enum CLIHints {
             }
         case let error as BundleError where error.code == .outputExists:
             return " (use --force to replace it)"
+        case let error as AgeError where error.code == .noMatchingIdentity:
+            return " (give the key file it was encrypted to with -i FILE; without -i, only passphrase-encrypted files are opened)"
         case let error as VaultError where error.code == .vaultMissing:
             return " (create one with `signet vault init`, or pass --vault PATH)"
         case let error as X509Error:

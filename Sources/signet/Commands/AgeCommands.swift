@@ -1,0 +1,246 @@
+import ArgumentParser
+import SignetAge
+import SignetCore
+
+/// `signet encrypt`: an age v1 file (age-encryption.org/v1) for X25519 recipients or a
+/// passphrase, with age's flags, readable by `age -d`, rage and pyrage.
+struct EncryptCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encrypt",
+        abstract: "Encrypt a file with age (for age1… recipients, or a passphrase with -p).",
+        discussion: """
+        Flags are age's: -r RECIPIENT (an age1… X25519 public key, repeatable), -R FILE (a \
+        recipients file: one age1… key a line, # comments and blank lines ignored; '-' is \
+        standard input; repeatable), -p (a passphrase instead of recipients: scrypt with work \
+        factor 2^18, as age uses; never together with -r or -R), -a (armored text instead of \
+        binary). Unlike age -p, which always asks on the terminal, the passphrase may also \
+        come from --passphrase-file or SIGNET_PASSPHRASE, for scripts (there is no current \
+        passphrase here for those sources to be mistaken for); at the prompt it is asked \
+        twice. -o FILE is written atomically (0644) and only once everything was encrypted; \
+        an existing file is replaced only with --force. Binary output is refused on a \
+        terminal: use -a, -o or a pipe. Files of any size are streamed in constant memory.
+        """
+    )
+
+    @Option(name: [.customShort("r"), .customLong("recipient")], help: ArgumentHelp(
+        "Encrypt to this age1… public key (repeatable).", valueName: "RECIPIENT"))
+    var recipients: [String] = []
+
+    @Option(name: [.customShort("R"), .customLong("recipients-file")], help: ArgumentHelp(
+        "Encrypt to the keys listed in FILE, one a line ('-': standard input; repeatable).", valueName: "FILE"))
+    var recipientFiles: [String] = []
+
+    @Flag(name: [.customShort("p"), .customLong("passphrase")], help: "Encrypt with a passphrase (scrypt) instead of recipients.")
+    var passphrase = false
+
+    @Flag(name: [.customShort("a"), .customLong("armor")], help: "Write armored text (PEM-like) instead of binary.")
+    var armor = false
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the encrypted file (default: standard output).", valueName: "OUT"))
+    var output: String?
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @OptionGroup var passphraseOption: AgePassphraseOption
+    @OptionGroup var quietOption: QuietOption
+
+    @Argument(help: ArgumentHelp("The file to encrypt ('-' or none: standard input).", valueName: "IN"))
+    var input: String = "-"
+
+    func validate() throws {
+        if passphrase && !(recipients.isEmpty && recipientFiles.isEmpty) {
+            throw ValidationError("-p/--passphrase cannot be combined with -r/--recipient or -R/--recipients-file")
+        }
+        if !passphrase && recipients.isEmpty && recipientFiles.isEmpty {
+            throw ValidationError("give at least one recipient with -r or -R, or -p to encrypt with a passphrase")
+        }
+        if passphraseOption.passphraseFile != nil && !passphrase {
+            throw ValidationError("--passphrase-file applies only with -p")
+        }
+        let readers = [input] + recipientFiles + [passphraseOption.passphraseFile].compactMap { $0 }
+        if readers.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
+    }
+
+    func run() async throws {
+        let sink = try StreamedOutput(path: output, binary: !armor, permissions: .standard, force: force)
+        let source = try FileInput(path: input)
+        var chosen: [any AgeRecipient] = []
+        for string in recipients {
+            chosen.append(try X25519Recipient(string))
+        }
+        for path in recipientFiles {
+            let bytes = try FileInput.readAll(path: path, limit: AgeKeyFile.maximumSize)
+            for recipient in try AgeKeyFile.recipients(in: bytes, source: StreamedOutput.displayName(input: path)) {
+                chosen.append(recipient)
+            }
+        }
+        if passphrase {
+            let secret = try passphraseOption.provider.passphrase(for: sink.displayName, confirm: true)
+            chosen.append(try ScryptRecipient(passphrase: secret, logN: EncryptCommand.scryptLogN))
+        }
+        let encryptor = try AgeEncryptor(recipients: chosen, armor: armor)
+        let bar = ProgressBar.make(label: "encrypting", total: source.size, quiet: quietOption.quiet)
+        defer { bar?.finish() }
+        try encryptor.encrypt(
+            read: { buffer in try source.fill(buffer, progress: bar) },
+            write: { bytes in try sink.write(bytes) })
+        bar?.finish()
+        try sink.commit()
+    }
+
+    /// The scrypt work factor of `-p`: age's (2^18, 256 MiB, well under a second).
+    static let scryptLogN = 18
+}
+
+/// `signet decrypt`: opens an age v1 file with identities (`-i`) or, without them, a passphrase.
+struct DecryptCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decrypt",
+        abstract: "Decrypt an age file (with -i key files, or a passphrase).",
+        discussion: """
+        -i FILE names an age key file (as age-keygen writes: AGE-SECRET-KEY-1… lines, # \
+        comments), repeatable; a key file that is itself passphrase-encrypted (age -p) is \
+        opened with the passphrase first. Without -i the file must be passphrase-encrypted \
+        (its header's stanza is scrypt); the passphrase comes from --passphrase-file, \
+        SIGNET_PASSPHRASE or a prompt, and is asked for only once the header shows one is \
+        needed; a file may ask for a scrypt work factor up to 2^22 (4 GiB of memory), age's \
+        limit. Binary and armored files are both read. -o FILE is written atomically with \
+        mode 0600 (the content was secret) and only once the whole file has authenticated: \
+        a failure (wrong key, truncated or altered file: exit 1) leaves no output file and \
+        an existing one untouched. On standard output, data is written as it authenticates, \
+        chunk by chunk, as age does.
+        """
+    )
+
+    @Option(name: [.customShort("i"), .customLong("identity")], help: ArgumentHelp(
+        "An age key file to decrypt with ('-': standard input; repeatable).", valueName: "IDENTITY"))
+    var identities: [String] = []
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the decrypted file (default: standard output).", valueName: "OUT"))
+    var output: String?
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @OptionGroup var passphraseOption: AgePassphraseOption
+    @OptionGroup var quietOption: QuietOption
+
+    @Argument(help: ArgumentHelp("The file to decrypt ('-' or none: standard input).", valueName: "IN"))
+    var input: String = "-"
+
+    func validate() throws {
+        let readers = [input] + identities + [passphraseOption.passphraseFile].compactMap { $0 }
+        if readers.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
+    }
+
+    func run() async throws {
+        try StreamedOutput.refuseExisting(output, force: force)
+        let passphrases = passphraseOption.provider
+        // Without -i: a passphrase, asked for only if the header holds a scrypt stanza.
+        let onDemand = identities.isEmpty ? OnDemandPassphraseIdentity(passphrases: passphrases) : nil
+        var chosen: [any AgeIdentity] = []
+        if let onDemand { chosen.append(onDemand) }
+        for path in identities {
+            for identity in try AgeIdentityFile.load(path, passphrases: passphrases) {
+                chosen.append(identity)
+            }
+        }
+        let source = try FileInput(path: input)
+        let sink = try StreamedOutput(path: output, binary: false, permissions: .privateToOwner, force: force)
+        let decryptor = AgeDecryptor(identities: chosen)
+        let bar = ProgressBar.make(label: "decrypting", total: source.size, quiet: quietOption.quiet)
+        defer { bar?.finish() }
+        do {
+            try decryptor.decrypt(
+                read: { buffer in try source.fill(buffer, progress: bar) },
+                write: { bytes in try sink.write(bytes) },
+                source: source.displayName)
+        } catch {
+            // The passphrase could not be had (no terminal, no file): report that, not its echo.
+            if let failure = onDemand?.failure { throw failure }
+            throw error
+        }
+        bar?.finish()
+        try sink.commit()
+    }
+
+    /// The highest scrypt work factor a passphrase-encrypted file may ask for: age's own limit
+    /// (2^22, 4 GiB). rage and pyrage choose the factor by timing the machine, and pick 2^20
+    /// and more on ordinary hardware, so the library's default bound would refuse their files.
+    static let maximumScryptLogN = 22
+}
+
+/// `--passphrase-file`, for `encrypt -p`, `decrypt` and passphrase-encrypted key files.
+struct AgePassphraseOption: ParsableArguments {
+    @Option(name: .customLong("passphrase-file"), help: ArgumentHelp(
+        "Read the passphrase from the first line of FILE (else SIGNET_PASSPHRASE, else a prompt).", valueName: "FILE"))
+    var passphraseFile: String?
+
+    var provider: CLIPassphraseProvider { CLIPassphraseProvider(passphraseFile: passphraseFile) }
+}
+
+/// Where streamed output goes: a file written atomically — committed only once all of it was
+/// produced, so a failure leaves no file and an existing one as it was — or standard output.
+final class StreamedOutput {
+    private let file: AtomicFileWriter?
+    private let force: Bool
+    /// The output's name in prompts and messages.
+    let displayName: String
+
+    /// Refuses an existing `path` without `force`: checked before any work or prompt.
+    static func refuseExisting(_ path: String?, force: Bool) throws(SignetCoreError) {
+        if let path, path != "-", !force, AtomicFile.exists(path) { throw SignetCoreError.outputExists(path: path) }
+    }
+
+    /// The name of an input in messages.
+    static func displayName(input path: String) -> String { path == "-" ? "standard input" : path }
+
+    /// Opens the output: `path` nil or `-` is standard output, where `binary` output is
+    /// refused on a terminal; a file gets a temporary sibling with `permissions`.
+    init(path: String?, binary: Bool, permissions: AtomicFile.Permissions, force: Bool) throws(SignetCoreError) {
+        self.force = force
+        if let path, path != "-" {
+            displayName = path
+            try StreamedOutput.refuseExisting(path, force: force)
+            file = try AtomicFileWriter(path: path, permissions: permissions)
+        } else {
+            displayName = "standard output"
+            if binary, Console.stdoutIsTerminal {
+                throw SignetCoreError.invalidArgument(
+                    detail: "refusing to write binary output to a terminal (use -a for armored text, -o FILE, or a pipe)")
+            }
+            file = nil
+        }
+    }
+
+    /// Appends `bytes`.
+    func write(_ bytes: [UInt8]) throws {
+        if let file {
+            try bytes.withUnsafeBytes { buffer in try file.write(buffer) }
+        } else {
+            Console.write(bytes: bytes)
+        }
+    }
+
+    /// Moves a file into place (nothing for standard output). Without a commit the temporary
+    /// file is removed when this object goes away.
+    func commit() throws(SignetCoreError) {
+        try file?.commit(overwrite: force)
+    }
+}
+
+extension FileInput {
+    /// Reads until `buffer` is full or the input ends (pipes deliver less at a time); returns
+    /// the count, 0 only at the end. Reports the bytes to `progress`.
+    func fill(_ buffer: UnsafeMutableRawBufferPointer, progress: ProgressBar?) throws(SignetCoreError) -> Int {
+        var total = 0
+        while total < buffer.count {
+            let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
+            if count == 0 { break }
+            total += count
+        }
+        if total > 0 { progress?.advance(total) }
+        return total
+    }
+}
