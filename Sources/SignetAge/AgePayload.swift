@@ -38,14 +38,15 @@ enum AgePayload {
     /// Seals everything `input` yields into `output`, a batch of chunks at a time: the batch is
     /// read, its chunks sealed concurrently (up to two per core), then written in order.
     static func encrypt(key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink) throws(AgeError) {
-        let width = max(1, min(2 * SystemInfo.activeProcessorCount, maximumBatch))
+        let width = max(1, min(max(8, 2 * SystemInfo.activeProcessorCount), maximumBatch))
         // One byte more than the batch holds: having it tells whether the batch's last chunk is
         // the file's last. It is carried over to the next batch.
         let plainCapacity = width * chunkSize + 1
         let plain = UnsafeMutableRawBufferPointer.allocate(byteCount: plainCapacity, alignment: 16)
         defer { plain.deallocate() }
-        let sealed = UnsafeMutableRawBufferPointer.allocate(byteCount: width * (chunkSize + tagSize), alignment: 16)
-        defer { sealed.deallocate() }
+        // Sealed batches go out as this one array, reused: a full batch is handed over whole (no
+        // copy, and no fresh allocation that the kernel must fault in page by page).
+        var sealed = [UInt8](repeating: 0, count: width * (chunkSize + tagSize))
         var buffered = 0
         var counter: UInt64 = 0
         while true {
@@ -56,10 +57,15 @@ enum AgePayload {
             // An empty input is one empty final chunk; otherwise only full chunks and a final,
             // non-empty one (a carried byte means the next batch is never empty).
             let count = isFinal ? max(1, (usable + chunkSize - 1) / chunkSize) : width
-            let sealedCount = try sealBatch(
-                key: key, plain: UnsafeRawBufferPointer(rebasing: plain[0..<usable]), count: count,
-                firstCounter: counter, endsFile: isFinal, into: sealed)
-            try output.write(Array(sealed[0..<sealedCount]))
+            let batch = UnsafeRawBufferPointer(rebasing: plain[0..<usable])
+            let firstCounter = counter
+            let result = sealed.withUnsafeMutableBytes { target in
+                Result { () throws(AgeError) -> Int in
+                    try sealBatch(key: key, plain: batch, count: count, firstCounter: firstCounter, endsFile: isFinal, into: target)
+                }
+            }
+            let sealedCount = try result.get()
+            try output.write(sealedCount == sealed.count ? sealed : Array(sealed[0..<sealedCount]))
             if isFinal { return }
             plain[0] = plain[plainCapacity - 1]
             buffered = 1

@@ -35,6 +35,7 @@ enum SignetMain {
         // A reader that goes away (`signet hash … | head -1`) must not kill us with a signal;
         // writes then fail with EPIPE and are dropped.
         signal(SIGPIPE, SIG_IGN)
+        MemoryTuning.keepFreedMemory()
         do {
             var command = try Signet.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -17,8 +17,13 @@ public final class SecretBytes: @unchecked Sendable {
     /// Copies `bytes` into a new secret buffer.
     public init<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-        storage.copyBytes(from: Array(bytes))
-        count = bytes.count
+        // Byte by byte, straight into the buffer: no temporary copy is left behind unzeroed.
+        var index = 0
+        for byte in bytes {
+            storage[index] = byte
+            index += 1
+        }
+        count = index
     }
 
     /// Takes the bytes of `array` and zeroes the array afterwards.
