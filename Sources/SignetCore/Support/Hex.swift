@@ -144,29 +144,90 @@ public enum Base64 {
     }
 
     /// Decodes groups of four characters; `plus` and `slash` are the alphabet's last two.
-    /// Plain index loops: the generic `reversed()`/`dropLast` chains this replaced cost more
-    /// than the decoding on the HTTP verification path (runtime metadata lookups).
     private static func decodeCanonical(_ characters: [UInt8], plus: UInt8, slash: UInt8) -> [UInt8]? {
         guard !characters.isEmpty, characters.count % 4 == 0 else { return nil }
         var padding = 0
         while padding < 3, characters[characters.count - 1 - padding] == UInt8(ascii: "=") { padding += 1 }
         guard padding <= 2 else { return nil }
+        return decodeGroups(characters, count: characters.count - padding, table: plus == UInt8(ascii: "-") ? urlValues : standardValues)
+    }
+
+    // MARK: Byte-level forms (age's header and armor)
+
+    /// Decodes canonical unpadded standard base64 given as bytes; the empty input decodes to
+    /// no bytes. Nil for anything else: `=`, a byte outside the alphabet (white space
+    /// included), a length of 1 modulo 4, or unused bits that are not zero.
+    public static func decodeCanonicalUnpadded<Characters: Collection>(_ characters: Characters) -> [UInt8]? where Characters.Element == UInt8 {
+        guard characters.count % 4 != 1 else { return nil }
+        return decodeGroups(characters, count: characters.count, table: standardValues)
+    }
+
+    /// Decodes canonical padded standard base64 given as bytes (at least one group). Nil for
+    /// anything else: a length that is not a multiple of 4, padding anywhere but the end or more
+    /// than the length needs, a byte outside the alphabet, or unused bits that are not zero.
+    public static func decodeCanonicalPadded(_ characters: [UInt8]) -> [UInt8]? {
+        guard !characters.isEmpty, characters.count % 4 == 0 else { return nil }
+        var padding = 0
+        while padding < 2, characters[characters.count - 1 - padding] == UInt8(ascii: "=") { padding += 1 }
+        return decodeGroups(characters, count: characters.count - padding, table: standardValues)
+    }
+
+    /// Appends the standard base64 encoding of `bytes` to `output`, with or without padding.
+    public static func appendEncoded<Bytes: Collection>(_ bytes: Bytes, padded: Bool, to output: inout [UInt8]) where Bytes.Element == UInt8 {
+        var iterator = bytes.makeIterator()
+        while let first = iterator.next() {
+            let second = iterator.next()
+            let third = second == nil ? nil : iterator.next()
+            let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
+            output.append(standardAlphabet[Int(group >> 18 & 0x3F)])
+            output.append(standardAlphabet[Int(group >> 12 & 0x3F)])
+            if second != nil {
+                output.append(standardAlphabet[Int(group >> 6 & 0x3F)])
+            } else if padded {
+                output.append(UInt8(ascii: "="))
+            }
+            if third != nil {
+                output.append(standardAlphabet[Int(group & 0x3F)])
+            } else if padded {
+                output.append(UInt8(ascii: "="))
+            }
+        }
+    }
+
+    private static let standardAlphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// The value of each byte in the standard alphabet, 0xFF for any other byte.
+    private static let standardValues: [UInt8] = valueTable(plus: UInt8(ascii: "+"), slash: UInt8(ascii: "/"))
+    /// The same for base64url.
+    private static let urlValues: [UInt8] = valueTable(plus: UInt8(ascii: "-"), slash: UInt8(ascii: "_"))
+
+    private static func valueTable(plus: UInt8, slash: UInt8) -> [UInt8] {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in standardAlphabet.enumerated() { table[Int(character)] = UInt8(index) }
+        table[Int(UInt8(ascii: "+"))] = 0xFF
+        table[Int(UInt8(ascii: "/"))] = 0xFF
+        table[Int(plus)] = 62
+        table[Int(slash)] = 63
+        return table
+    }
+
+    /// Decodes the first `count` characters, which must all be in the table's alphabet, with
+    /// zero unused bits at the end (the canonical encoding, RFC 4648 §3.5). One loop for every
+    /// form above.
+    private static func decodeGroups<Characters: Collection>(
+        _ characters: Characters, count: Int, table: [UInt8]
+    ) -> [UInt8]? where Characters.Element == UInt8 {
         var output: [UInt8] = []
-        output.reserveCapacity(characters.count / 4 * 3)
+        output.reserveCapacity(count * 3 / 4)
         var accumulator: UInt32 = 0
         var bits = 0
-        for index in 0..<(characters.count - padding) {
-            let character = characters[index]
-            let value: UInt8
-            switch character {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = character - UInt8(ascii: "A")
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = character - UInt8(ascii: "a") + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0") + 52
-            case plus: value = 62
-            case slash: value = 63
-            default: return nil  // includes "=" anywhere but the end
-            }
-            accumulator = (accumulator << 6) | UInt32(value)
+        var consumed = 0
+        for character in characters {
+            guard consumed < count else { break }
+            consumed += 1
+            let value = table[Int(character)]
+            guard value != 0xFF else { return nil }  // includes "=" anywhere but the end
+            accumulator = accumulator << 6 | UInt32(value)
             bits += 6
             if bits >= 8 {
                 bits -= 8
@@ -174,7 +235,6 @@ public enum Base64 {
                 accumulator &= (1 << UInt32(bits)) - 1
             }
         }
-        // Leftover bits must be zero (canonical encoding).
         guard accumulator == 0 else { return nil }
         return output
     }
