@@ -53,28 +53,29 @@ public struct TLSTrustPolicy: Sendable {
             throw X509Error.chainInvalid(subject: host, detail: "the server presented no certificate")
         }
         let now = validationTime ?? Date()
-        let served = presented.compactMap { try? X509Files.derBytes(of: $0) }
         switch mode {
         case .validatedChain(let anchors):
             let chain = try await ChainVerifier(anchors: anchors, validationTime: validationTime)
                 .verify(leaf: leaf, intermediates: Array(presented.dropFirst()), hostname: host)
-            try await checkPins(host: host, port: port, chain: chain, served: served, now: now, selfSigned: false)
+            try await checkPins(host: host, port: port, chain: chain, presented: presented, now: now, selfSigned: false)
             return chain
         case .pinnedSelfSigned:
             // The pin first: a leaf whose key is not pinned is refused whatever else it is.
-            try await checkPins(host: host, port: port, chain: [leaf], served: served, now: now, selfSigned: true)
+            try await checkPins(host: host, port: port, chain: [leaf], presented: presented, now: now, selfSigned: true)
             try await ChainVerifier(anchors: .certificates([leaf]), validationTime: validationTime)
                 .verifyPinnedLeaf(leaf, hostname: host)
             return [leaf]
         }
     }
 
-    private func checkPins(host: String, port: Int, chain: [Certificate], served: [[UInt8]], now: Date, selfSigned: Bool) async throws(X509Error) {
+    private func checkPins(host: String, port: Int, chain: [Certificate], presented: [Certificate], now: Date, selfSigned: Bool) async throws(X509Error) {
         guard let pins else {
             if selfSigned { throw X509Error.pinSetInvalid(source: host, detail: "a pinned self-signed server needs pins for \(host), and none were given") }
             return
         }
+        // Only now, with pins to check, are the certificates serialised (for the report).
         let validated = chain.compactMap { try? ChainCertificate($0) }
+        let served = presented.compactMap { try? X509Files.derBytes(of: $0) }
         switch pins.evaluate(host: host, port: port, validatedChain: validated, servedChain: served, now: now) {
         case .matched:
             return

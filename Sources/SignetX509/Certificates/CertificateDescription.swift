@@ -140,22 +140,8 @@ public struct CertificateDescription: Sendable {
     static func iso8601(_ date: Date) -> String { date.formatted(.iso8601) }
 
     static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        var out: [UInt8] = []
+        StrictJSON.appendString(text, to: &out, lineFeedAsN: true)
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -91,23 +91,13 @@ public enum CertificateFactory {
         }
         var (notBefore, notAfter) = try validity(days: days ?? 365, now: now)
         if notAfter > caCertificate.notValidAfter {
-            guard let days else {
-                notAfter = caCertificate.notValidAfter
-                return try await issue(csr: csr, caCertificate: caCertificate, key: key, profile: profile, names: requested,
-                                       notBefore: max(notBefore, caCertificate.notValidBefore), notAfter: notAfter, csrSource: csrSource)
+            if let days {
+                throw X509Error.invalidArgument(
+                    detail: "the CA certificate expires \(caCertificate.notValidAfter.formatted(.iso8601)), before the \(days) days asked for; ask for fewer")
             }
-            throw X509Error.invalidArgument(
-                detail: "the CA certificate expires \(caCertificate.notValidAfter.formatted(.iso8601)), before the \(days) days asked for; ask for fewer")
+            notAfter = caCertificate.notValidAfter
         }
         notBefore = max(notBefore, caCertificate.notValidBefore)
-        return try await issue(csr: csr, caCertificate: caCertificate, key: key, profile: profile, names: requested,
-                               notBefore: notBefore, notAfter: notAfter, csrSource: csrSource)
-    }
-
-    private static func issue(
-        csr: CertificateSigningRequest, caCertificate: Certificate, key: SignerPrivateKey, profile: CertificateProfile,
-        names requested: [GeneralName], notBefore: Date, notAfter: Date, csrSource: String
-    ) async throws(X509Error) -> Certificate {
         let kind: KeyKind
         do {
             kind = try KeyDecoder.decode(csr.publicKey.spkiDER, source: csrSource).publicKindForProfile()
