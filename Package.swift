@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
     ],
     targets: [
         .target(
@@ -92,27 +93,31 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        // The system's libcrypto (Debian: libssl-dev), for the two legacy PKCS#12 ciphers
-        // (3DES and RC2) that swift-crypto does not have; Linux only (Apple: CommonCrypto).
-        .systemLibrary(name: "CLegacyCrypto", path: "Sources/CLegacyCrypto"),
+        // The system's libcrypto (Debian: libssl-dev), for what swift-crypto does not have: the
+        // two legacy PKCS#12 ciphers (3DES and RC2) and the raw RSA public operation under
+        // age's labelled OAEP; Linux only (Apple: CommonCrypto and Security).
+        .systemLibrary(name: "CSystemCrypto", path: "Sources/CSystemCrypto"),
         // Certificates, CSRs, a small CA, PKCS#12 and SPKI pin sets, on swift-certificates:
         // no networking.
         .target(
             name: "SignetX509",
             dependencies: [
                 "SignetCore",
-                .target(name: "CLegacyCrypto", condition: .when(platforms: [.linux])),
+                .target(name: "CSystemCrypto", condition: .when(platforms: [.linux])),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // age v1 encryption (age-encryption.org/v1): streaming, X25519 and scrypt recipients, armor.
+        // age v1 encryption (age-encryption.org/v1): streaming; X25519, scrypt, ssh-rsa and
+        // ssh-ed25519 recipients; armor; the seed's legacy RSA scheme, read-only.
         .target(
             name: "SignetAge",
             dependencies: [
                 "SignetCore",
+                .target(name: "CSystemCrypto", condition: .when(platforms: [.linux])),
+                .product(name: "BigInt", package: "BigInt"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]

@@ -159,6 +159,51 @@ def keys():
     write("key-openssh", "type-mismatch.pub", b"ssh-rsa " + fixture("openssh-ed25519.pub").split(b" ")[1] + b"\n")
     write("key-openssh", "dss-unsupported.pub", b"ssh-dss AAAAB3NzaC1kc3MAAACBAP8= x\n")
 
+    # OpenSSH private keys (openssh-key-v1): ssh-keygen's, and damaged copies of the Ed25519 one.
+    for name in ["openssh-ed25519", "openssh-rsa", "openssh-ecdsa-p256", "openssh-ecdsa-p384", "openssh-rsa1024",
+                 "openssh-ed25519-encrypted"]:
+        write("key-openssh-private", name + ".key", fixture(name + ".key"))
+
+    def ssh_string(data):
+        return struct.pack(">I", len(data)) + data
+
+    def ssh_fields(data, count):
+        fields, at = [], 0
+        for _ in range(count):
+            length = struct.unpack(">I", data[at:at + 4])[0]
+            fields.append(data[at + 4:at + 4 + length])
+            at += 4 + length
+        return fields, data[at:]
+
+    def openssh_parts(name):
+        """The public key blob and the private section of an openssh-key-v1 fixture."""
+        body = base64.b64decode(b"".join(fixture(name).splitlines()[1:-1]))
+        _, rest = ssh_fields(body[15:], 3)  # cipher, KDF, KDF options; then the number of keys
+        (public, section), _ = ssh_fields(rest[4:], 2)
+        return public, section
+
+    def openssh_private(public, section, count=1, kdf=b"none", extra=b""):
+        body = b"openssh-key-v1\0" + ssh_string(b"none") + ssh_string(kdf) + ssh_string(b"") + struct.pack(">I", count)
+        body += ssh_string(public) * count + ssh_string(section) + extra
+        text = base64.b64encode(body).decode()
+        lines = [text[i:i + 70] for i in range(0, len(text), 70)]
+        return "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END OPENSSH PRIVATE KEY-----\n"
+
+    public, section = openssh_parts("openssh-ed25519.key")
+    other_public, _ = openssh_parts("openssh-ed25519-encrypted.key")  # the public blob is in the clear
+    dss_public = ssh_string(b"ssh-dss") + b"".join(ssh_string(bytes([n])) for n in [1, 2, 3, 4])
+    for name, text in [
+        ("check-integers-differ.key", openssh_private(public, section[:4] + bytes(4) + section[8:])),
+        ("two-keys.key", openssh_private(public, section, count=2)),
+        ("extra-data.key", openssh_private(public, section, extra=bytes(8))),
+        ("bad-padding.key", openssh_private(public, section[:-1] + b"\x07")),
+        ("halves-differ.key", openssh_private(other_public, section)),
+        ("kdf-without-cipher.key", openssh_private(public, section, kdf=b"bcrypt")),
+        ("truncated-section.key", openssh_private(public, section[:len(section) // 2])),
+        ("dss-unsupported.key", openssh_private(dss_public, bytes(8) + dss_public + ssh_string(b"x") + b"\x01\x02\x03\x04")),
+    ]:
+        write("key-openssh-private", name, text)
+
     # JWKs, public and private.
     def jwk(key, private_too):
         if isinstance(key, rsa.RSAPrivateKey):
@@ -573,6 +618,9 @@ def dictionaries():
         "key-auto": pem + jwk + ssh + ["untrusted comment: minisign public key "],
         "key-pem": pem, "key-der": der, "key-pkcs1": der, "key-pkcs8": der, "key-sec1": der, "key-spki": der,
         "key-pkcs8-encrypted": der + pem, "key-jwk": jwk, "key-openssh": ssh, "key-ios": ["BAA", "BH", "MII", "==", "="],
+        "key-openssh-private": ["-----BEGIN OPENSSH PRIVATE KEY-----\n", "-----END OPENSSH PRIVATE KEY-----\n",
+                                "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB", "AAAAC3NzaC1lZDI1NTE5", "AAAAB3NzaC1yc2E",
+                                "AAAAE2VjZHNhLXNoYTItbmlzdHAyNTY", "AQIDBAUGBw==", "\n", "="],
         "minisign-pubkey": minisign, "minisign-seckey": minisign, "minisign-sig": minisign,
         "phc": phc, "checksum-line": checksum, "json": js, "manifest": bundle_json, "signatures": bundle_json,
         "trust-root": bundle_json, "signature-input": sf, "signature": sf, "content-digest": content_digest,

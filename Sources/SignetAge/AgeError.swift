@@ -11,6 +11,9 @@ public enum AgeError: SignetError, Equatable {
     case noMatchingIdentity(source: String, detail: String)
     /// The passphrase does not unwrap the scrypt stanza.
     case wrongPassphrase(source: String)
+    /// A stanza tagged for the identity's key does not decrypt with it: the file was altered
+    /// (or, once in four billion, another key's tag collides with this one).
+    case stanzaDoesNotOpen(source: String, detail: String)
     /// The payload does not authenticate: truncated, reordered, altered, or with data after the
     /// last chunk. Nothing of an unauthenticated chunk is ever released.
     case payloadInvalid(source: String, detail: String)
@@ -32,6 +35,7 @@ public enum AgeError: SignetError, Equatable {
         case .headerMACMismatch(let source): return "\(source): the header's MAC does not verify (the header was altered, or the key unwrapped is wrong)"
         case .noMatchingIdentity(let source, let detail): return "\(source): no identity matches a recipient of this file (\(detail))"
         case .wrongPassphrase(let source): return "\(source): wrong passphrase"
+        case .stanzaDoesNotOpen(let source, let detail): return "\(source): the file key does not decrypt: \(detail)"
         case .payloadInvalid(let source, let detail): return "\(source): the encrypted data does not authenticate: \(detail)"
         case .invalidKey(let source, let detail): return "\(source): \(detail)"
         case .workFactorTooHigh(let source, let logN, let maximum):
@@ -45,7 +49,7 @@ public enum AgeError: SignetError, Equatable {
     /// The kind of failure, which decides the CLI's exit code (DESIGN.md §4).
     public var category: FailureCategory {
         switch self {
-        case .headerMACMismatch, .noMatchingIdentity, .wrongPassphrase, .payloadInvalid: return .checkFailed
+        case .headerMACMismatch, .noMatchingIdentity, .wrongPassphrase, .stanzaDoesNotOpen, .payloadInvalid: return .checkFailed
         case .malformedHeader, .invalidKey, .workFactorTooHigh, .unsupported: return .malformedInput
         case .invalidArgument: return .usage
         case .io: return .environment
@@ -63,6 +67,8 @@ extension SignetErrorCode where Owner == AgeError {
     public static let noMatchingIdentity = Self("noMatchingIdentity")
     /// Wrong passphrase.
     public static let wrongPassphrase = Self("wrongPassphrase")
+    /// A stanza for this key does not decrypt.
+    public static let stanzaDoesNotOpen = Self("stanzaDoesNotOpen")
     /// The payload does not authenticate.
     public static let payloadInvalid = Self("payloadInvalid")
     /// A bad recipient or identity.
@@ -88,6 +94,7 @@ extension AgeError {
         case .headerMACMismatch: return .headerMACMismatch
         case .noMatchingIdentity: return .noMatchingIdentity
         case .wrongPassphrase: return .wrongPassphrase
+        case .stanzaDoesNotOpen: return .stanzaDoesNotOpen
         case .payloadInvalid: return .payloadInvalid
         case .invalidKey: return .invalidKey
         case .workFactorTooHigh: return .workFactorTooHigh

@@ -17,28 +17,27 @@ public enum AgeKeyFile {
     /// The largest key file read, 1 MiB: room for thousands of keys, a bound on hostile input.
     public static let maximumSize = 1 << 20
 
-    /// The X25519 identities in an age identity file, in file order.
+    /// The identities in an identity file, in file order: an age key file (X25519 identities),
+    /// or one PEM private key — an RSA or Ed25519 key in any format SignetCore reads, OpenSSH's
+    /// `openssh-key-v1` included — as age reads SSH keys.
     ///
     /// - Parameters:
     ///   - bytes: The file's content; the caller owns zeroing it.
     ///   - source: The file's name, for messages.
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for a file larger than ``maximumSize``,
     ///   without identities, or with a line that is not an identity;
-    ///   ``AgeError/unsupported(source:detail:)`` for a passphrase-protected identity file and
-    ///   for post-quantum, plugin and SSH identities.
-    public static func identities(in bytes: [UInt8], source: String) throws(AgeError) -> [X25519Identity] {
+    ///   ``AgeError/unsupported(source:detail:)`` for a passphrase-protected file or key (decrypt
+    ///   it first), ECDSA keys, and post-quantum and plugin identities.
+    public static func identities(in bytes: [UInt8], source: String) throws(AgeError) -> [any AgeKeyPairIdentity] {
         try checkSize(bytes, source: source)
         if startsWith(bytes, "age-encryption.org/") || startsWith(bytes, "-----BEGIN AGE ENCRYPTED FILE-----") {
             throw AgeError.unsupported(
                 source: source, detail: "passphrase-protected identity files (this is an age-encrypted file; decrypt it first)")
         }
-        var identities: [X25519Identity] = []
+        if isPEM(bytes) { return [try identity(pem: bytes, source: source)] }
+        var identities: [any AgeKeyPairIdentity] = []
         for line in lines(of: bytes) {
             let text = bytes[line.range]
-            if startsWith(text, "-----BEGIN ") {
-                throw AgeError.unsupported(
-                    source: source, detail: "SSH and PEM private keys as identities (only AGE-SECRET-KEY-1… for now) (line \(line.number))")
-            }
             do throws(AgeError) {
                 identities.append(try X25519Identity(utf8: text, source: source))
             } catch {
@@ -51,33 +50,90 @@ public enum AgeKeyFile {
         return identities
     }
 
-    /// The X25519 recipients in a recipients file, in file order.
+    /// The recipients in a recipients file, in file order: `age1…` X25519 recipients and
+    /// OpenSSH public key lines as in `authorized_keys` (`ssh-rsa`, `ssh-ed25519`), or one PEM
+    /// public key (an RSA or Ed25519 key, as SignetCore writes them).
     ///
     /// - Parameters:
     ///   - bytes: The file's content.
     ///   - source: The file's name, for messages.
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for a file larger than ``maximumSize``,
     ///   without recipients, or with a line that is not a recipient;
-    ///   ``AgeError/unsupported(source:detail:)`` for OpenSSH (`ssh-ed25519`, `ssh-rsa`),
-    ///   post-quantum, tagged and plugin recipients.
-    public static func recipients(in bytes: [UInt8], source: String) throws(AgeError) -> [X25519Recipient] {
+    ///   ``AgeError/unsupported(source:detail:)`` for ECDSA, post-quantum, tagged and plugin
+    ///   recipients.
+    public static func recipients(in bytes: [UInt8], source: String) throws(AgeError) -> [any AgeRecipient] {
         try checkSize(bytes, source: source)
-        var recipients: [X25519Recipient] = []
+        if isPEM(bytes) {
+            let decoded: DecodedKey
+            do {
+                decoded = try KeyDecoder.decode(bytes, source: source)
+            } catch {
+                throw AgeSSH.converted(error, source: source)
+            }
+            let key: PublicKey
+            switch decoded {
+            case .publicKey(let publicKey): key = publicKey
+            case .privateKey(let privateKey): key = privateKey.publicKey
+            case .encryptedPrivateKey:
+                throw AgeError.invalidKey(source: source, detail: "a private key where a recipient (public key) is expected")
+            }
+            return [try AgeSSH.recipient(publicKey: key, source: source)]
+        }
+        var recipients: [any AgeRecipient] = []
         for line in lines(of: bytes) {
             let text = bytes[line.range]
             guard let string = String(validating: text, as: UTF8.self) else {
                 throw AgeError.invalidKey(source: source, detail: "not UTF-8 text (line \(line.number))")
             }
             do throws(AgeError) {
-                recipients.append(try X25519Recipient(string, source: source))
+                recipients.append(try recipient(string, source: source))
             } catch {
                 throw located(error, line: line.number)
             }
         }
         guard !recipients.isEmpty else {
-            throw AgeError.invalidKey(source: source, detail: "no recipients (age1… lines) in the file")
+            throw AgeError.invalidKey(source: source, detail: "no recipients (age1… or OpenSSH public key lines) in the file")
         }
         return recipients
+    }
+
+    /// One recipient as `age -r` takes it: an `age1…` X25519 recipient, or an OpenSSH public
+    /// key line (`ssh-ed25519 AAAA…`, `ssh-rsa AAAA…`, options and comment allowed).
+    ///
+    /// - Parameter source: How messages name the input; by default, the string itself quoted
+    ///   (cut short, and never an identity's secret).
+    public static func recipient(_ string: String, source: String? = nil) throws(AgeError) -> any AgeRecipient {
+        let source = source ?? X25519Recipient.quoted(string)
+        if string.utf8.count <= X25519Recipient.maximumLength, AgeSSH.looksLikeSSHKey(string) {
+            return try AgeSSH.recipient(line: string, source: source)
+        }
+        do {
+            return try X25519Recipient(string, source: source)
+        } catch .invalidKey(let source, let detail) where detail == X25519Recipient.notARecipient {
+            throw AgeError.invalidKey(source: source, detail: "not an age recipient (age1…) or OpenSSH public key (ssh-ed25519 …, ssh-rsa …)")
+        }
+    }
+
+    /// The identity of the one private key in a PEM file.
+    private static func identity(pem bytes: [UInt8], source: String) throws(AgeError) -> any AgeKeyPairIdentity {
+        let decoded: DecodedKey
+        do {
+            decoded = try KeyDecoder.decode(bytes, source: source)
+        } catch {
+            throw AgeSSH.converted(error, source: source)
+        }
+        switch decoded {
+        case .privateKey(let key): return try AgeSSH.identity(privateKey: key, source: source)
+        case .publicKey:
+            throw AgeError.invalidKey(source: source, detail: "a public key where an identity (private key) is expected")
+        case .encryptedPrivateKey:
+            throw AgeError.unsupported(source: source, detail: "a passphrase-protected private key here; decrypt it first")
+        }
+    }
+
+    /// Whether the file is a PEM document (after leading white space), not a key-per-line file.
+    static func isPEM(_ bytes: [UInt8]) -> Bool {
+        startsWith(bytes.drop(while: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }), "-----BEGIN ")
     }
 
     /// What `age-keygen` writes for `identity`: a `# created:` comment with the time in RFC 3339

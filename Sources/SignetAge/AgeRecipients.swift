@@ -36,3 +36,11 @@ public protocol AgeIdentity: Sendable {
     /// A stanza of its type that is malformed throws; one for another key of the same type is skipped.
     func unwrap(stanzas: [AgeStanza], source: String) throws(AgeError) -> SecretBytes?
 }
+
+/// An identity that is the private half of a key pair, so its recipient can be shown (what
+/// `age-keygen -y` prints): X25519, `ssh-rsa` and `ssh-ed25519` identities, not passphrases.
+public protocol AgeKeyPairIdentity: AgeIdentity {
+    /// The recipient that files for this identity are encrypted to: `age1…`, or an OpenSSH
+    /// public key line (`ssh-ed25519 AAAA…`).
+    var recipientString: String { get }
+}

@@ -11,6 +11,8 @@ public struct X25519Recipient: AgeRecipient, Hashable, CustomStringConvertible {
     static let humanReadablePart = "age"
     /// The stanza type.
     static let stanzaType = "X25519"
+    /// The detail for a string that is no kind of age recipient.
+    static let notARecipient = "not an age recipient (age1…)"
     /// A recipient line longer than this is refused before decoding (as age does, 8 KiB).
     static let maximumLength = 8 << 10
 
@@ -22,9 +24,9 @@ public struct X25519Recipient: AgeRecipient, Hashable, CustomStringConvertible {
     /// A recipient from its `age1…` encoding, lowercase as age writes it.
     ///
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for anything that is not an `age1…`
-    ///   X25519 recipient; ``AgeError/unsupported(source:detail:)`` for kinds of recipient that
-    ///   Signet does not encrypt to yet (post-quantum `age1pq1…`, tagged, plugin and OpenSSH
-    ///   recipients).
+    ///   X25519 recipient (``AgeKeyFile/recipient(_:source:)`` also takes OpenSSH keys);
+    ///   ``AgeError/unsupported(source:detail:)`` for kinds of recipient that Signet does not
+    ///   encrypt to (post-quantum `age1pq1…`, tagged and plugin recipients).
     public init(_ string: String) throws(AgeError) {
         try self.init(string, source: X25519Recipient.quoted(string))
     }
@@ -34,14 +36,14 @@ public struct X25519Recipient: AgeRecipient, Hashable, CustomStringConvertible {
         if string.utf8.count > Self.maximumLength {
             throw AgeError.invalidKey(source: source, detail: "longer than \(Self.maximumLength / 1024) KiB: not an age recipient")
         }
-        for prefix in ["ssh-", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-"] where string.hasPrefix(prefix) {
-            throw AgeError.unsupported(source: source, detail: "OpenSSH public keys as recipients (only age1… X25519 recipients for now)")
+        if AgeSSH.looksLikeSSHKey(string) {
+            throw AgeError.invalidKey(source: source, detail: "an OpenSSH public key, not an X25519 (age1…) recipient")
         }
         if string.uppercased().hasPrefix("AGE-SECRET-KEY-") || string.uppercased().hasPrefix("AGE-PLUGIN-") {
             throw AgeError.invalidKey(source: source, detail: "this is an identity (a secret key), not a recipient; keep it private and give its public key (age1…) instead")
         }
         guard string.lowercased().hasPrefix("age1") else {
-            throw AgeError.invalidKey(source: source, detail: "not an age recipient (age1…)")
+            throw AgeError.invalidKey(source: source, detail: Self.notARecipient)
         }
         var decoded = try Bech32.decode(string, source: source)
         defer { SecretBytes.zero(&decoded.data) }
@@ -142,7 +144,7 @@ public struct X25519Recipient: AgeRecipient, Hashable, CustomStringConvertible {
 /// (age-encryption.org/v1), which opens the stanzas wrapped to its ``recipient``.
 ///
 /// Its description never shows the secret: printing an identity shows its recipient.
-public struct X25519Identity: AgeIdentity, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct X25519Identity: AgeKeyPairIdentity, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The human-readable part of an identity's Bech32 encoding.
     static let humanReadablePart = "AGE-SECRET-KEY-"
 
@@ -218,6 +220,9 @@ public struct X25519Identity: AgeIdentity, CustomStringConvertible, CustomDebugS
         defer { SecretBytes.zero(&raw) }
         return Bech32.encode(humanReadablePart: Self.humanReadablePart, data: raw)
     }
+
+    /// The recipient's `age1…` encoding.
+    public var recipientString: String { recipient.string }
 
     /// Shows the recipient, never the secret.
     public var description: String { "X25519Identity(\(recipient.string))" }

@@ -20,6 +20,8 @@ import Foundation
         case spki
         /// An OpenSSH public key line.
         case openssh
+        /// An OpenSSH `openssh-key-v1` private key (PEM armoured).
+        case opensshPrivate
         /// A JSON Web Key.
         case jwk
         /// iOS's raw form: base64 text, or the raw bytes themselves.
@@ -48,6 +50,10 @@ import Foundation
             return .publicKey(try KeyMaterial.publicKey(spki: bytes, source: source, policy: policy))
         case .openssh:
             return .publicKey(try OpenSSHPublicKey.decode(trimmedText(bytes), source: source, policy: policy))
+        case .opensshPrivate:
+            // The PEM armour, then the openssh-key-v1 reader alone, whatever the label says.
+            let blocks = try PEM.decode(String(decoding: bytes, as: UTF8.self), source: source)
+            return .privateKey(try OpenSSHPrivateKey.decode(blocks[0].der, source: source, policy: policy))
         case .jwk:
             return try JWK.decode(trimmedText(bytes), source: source, policy: policy)
         case .ios:

@@ -23,6 +23,7 @@ enum KeyTargets {
         ("key-sec1", { KeyTargets.format($0, .sec1, "key-sec1") }),
         ("key-spki", { KeyTargets.format($0, .spki, "key-spki") }),
         ("key-openssh", { KeyTargets.format($0, .openssh, "key-openssh") }),
+        ("key-openssh-private", { KeyTargets.format($0, .opensshPrivate, "key-openssh-private") }),
         ("key-jwk", { KeyTargets.format($0, .jwk, "key-jwk") }),
         ("key-ios", { KeyTargets.format($0, .ios, "key-ios") }),
     ]

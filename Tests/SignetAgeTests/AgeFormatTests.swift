@@ -296,6 +296,7 @@ struct AgeFormatTests {
         let samples: [(AgeError, String)] = [
             (.malformedHeader(source: "s", detail: "d"), "malformedHeader"), (.headerMACMismatch(source: "s"), "headerMACMismatch"),
             (.noMatchingIdentity(source: "s", detail: "d"), "noMatchingIdentity"), (.wrongPassphrase(source: "s"), "wrongPassphrase"),
+            (.stanzaDoesNotOpen(source: "s", detail: "d"), "stanzaDoesNotOpen"),
             (.payloadInvalid(source: "s", detail: "d"), "payloadInvalid"), (.invalidKey(source: "s", detail: "d"), "invalidKey"),
             (.workFactorTooHigh(source: "s", logN: 30, maximum: 22), "workFactorTooHigh"),
             (.unsupported(source: "s", detail: "d"), "unsupported"), (.invalidArgument(detail: "d"), "invalidArgument"),

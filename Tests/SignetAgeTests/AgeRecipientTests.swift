@@ -217,7 +217,7 @@ struct AgeX25519Tests {
             ("age1xmwwc0qly3ee5rytxm9mflaz2u56jjj36s0mypdrwsvlul66mv4q47ryef", .invalidKey, "checksum"),
             (F.pairs[1].recipient + " ", .invalidKey, "printable ASCII"),
             ("age1pq1qqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0jqgfzyvjz2f385857ay", .unsupported, "post-quantum"),
-            ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKW6zVi0JxA8ZtmZBS0f8ykpFqrF9EiVJQ1tDBnOSqqO alice", .unsupported, "OpenSSH"),
+            ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKW6zVi0JxA8ZtmZBS0f8ykpFqrF9EiVJQ1tDBnOSqqO alice", .invalidKey, "an OpenSSH public key"),
             ("", .invalidKey, "not an age recipient"),
         ]
         for (text, code, fragment) in cases {

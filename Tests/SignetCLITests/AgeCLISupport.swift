@@ -76,6 +76,57 @@ extension Sandbox {
             sourceLocation: sourceLocation)
     }
 
+    /// Runs `ssh-keygen` (Debian package openssh-client) with `arguments`; requires it to succeed.
+    @discardableResult
+    func sshKeygen(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+        try sshKeygen(arguments: arguments, sourceLocation: sourceLocation)
+    }
+
+    @discardableResult
+    func sshKeygen(arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+        let tool = try #require(
+            ProcessRunner.which("ssh-keygen"), "ssh-keygen is not installed (Scripts/test installs it: Debian package openssh-client)",
+            sourceLocation: sourceLocation)
+        let result = try run(tool, arguments, stdin: nil)
+        try #require(result.status == 0, "ssh-keygen \(arguments.joined(separator: " ")) failed: \(result)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    /// `ssh-keygen -t type [-b bits]` without a passphrase: `name` (OpenSSH's own private key
+    /// format, openssh-key-v1) and `name.pub`; returns the `.pub` line (comment `name@test`).
+    @discardableResult
+    func sshKey(_ name: String, type: String, bits: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let size = bits.map { ["-b", String($0)] } ?? []
+        try sshKeygen(arguments: ["-q", "-t", type] + size + ["-N", "", "-C", "\(name)@test", "-f", name], sourceLocation: sourceLocation)
+        return try readText(name + ".pub").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A copy (mode 0600, as ssh-keygen wants) of the OpenSSH private key `name`, rewritten by
+    /// `ssh-keygen -p -m PKCS8` as unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
+    func pkcs8Copy(of name: String, to copy: String) throws {
+        try write(copy, try read(name))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path(copy))
+        try sshKeygen("-q", "-p", "-P", "", "-N", "", "-m", "PKCS8", "-f", copy)
+        #expect(try readText(copy).hasPrefix("-----BEGIN PRIVATE KEY-----\n"), "\(copy) is not PKCS#8")
+    }
+
+    /// The type and key of an OpenSSH public key line, without its comment.
+    static func keyFields(_ line: String) -> String {
+        line.split(separator: " ").prefix(2).joined(separator: " ")
+    }
+
+    /// A well-formed `sk-ssh-ed25519@openssh.com` (FIDO security key) public key line.
+    static func securityKeyLine() -> String {
+        func string(_ bytes: [UInt8]) -> [UInt8] {
+            let count = UInt32(bytes.count)
+            let shifts: [UInt32] = [24, 16, 8, 0]
+            return shifts.map { UInt8(truncatingIfNeeded: count >> $0) } + bytes
+        }
+        let type = Array("sk-ssh-ed25519@openssh.com".utf8)
+        let blob = string(type) + string((0..<32).map { UInt8($0) }) + string(Array("ssh:".utf8))
+        return "sk-ssh-ed25519@openssh.com \(Data(blob).base64EncodedString()) token@test"
+    }
+
     /// The names in the sandbox that are leftover temporary files of an atomic write.
     func temporaryLeftovers() throws -> [String] {
         try temporary.contents().filter { $0.contains(".signet-") }

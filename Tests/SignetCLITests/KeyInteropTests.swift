@@ -220,10 +220,16 @@ struct KeyInteropTests {
         #expect(ours.status == 0, "\(ours)")
         let theirs = try box.readText("id.pub")
         #expect(ours.out.split(whereSeparator: \.isWhitespace).prefix(2) == theirs.split(whereSeparator: \.isWhitespace).prefix(2))
-        // Their OpenSSH-format private key is refused with a way forward.
-        let privateKey = try box.signet("key", "public", "id")
-        #expect(privateKey.status == 3)
-        #expect(privateKey.stderr.contains("id: unsupported: OpenSSH private keys"))
+        // Their OpenSSH-format private key (openssh-key-v1, no passphrase) reads as the same key,
+        // and signs: ssh-keygen verifies what signet signs with it.
+        let privateKey = try box.signet("key", "public", "id", "--format", "openssh")
+        #expect(privateKey.status == 0, "\(privateKey)")
+        #expect(privateKey.out.split(whereSeparator: \.isWhitespace).prefix(2) == theirs.split(whereSeparator: \.isWhitespace).prefix(2))
+        // With a passphrase it is refused with a way forward.
+        try box.must("ssh-keygen", "-q", "-t", type, "-b", bits, "-N", "secret", "-C", "test", "-f", "locked")
+        let locked = try box.signet("key", "public", "locked")
+        #expect(locked.status == 3)
+        #expect(locked.stderr.contains("passphrase-protected OpenSSH private keys") && locked.stderr.contains("ssh-keygen -p"), "\(locked)")
         if type != "ed25519" {
             try box.must("ssh-keygen", "-q", "-p", "-m", "PKCS8", "-N", "", "-f", "id")
             #expect(try box.signet("key", "public", "id", "--format", "openssh").out.split(whereSeparator: \.isWhitespace).prefix(2)

@@ -172,11 +172,12 @@ import Testing
         KeyTestSupport.check(error, is: .unsupported, mentioning: "dsa.pub: unsupported: ", "ssh-dss")
     }
 
-    @Test("an OpenSSH private key is refused with a conversion hint")
+    @Test("a passphrase-protected OpenSSH private key is refused with the way to unlock a copy")
     func openSSHPrivateKey() throws {
-        let error = try KeyTestSupport.decodeError(try KeyTestSupport.fixture("openssh-ed25519.key"), source: "id_ed25519")
+        let error = try KeyTestSupport.decodeError(try KeyTestSupport.fixture("openssh-ed25519-encrypted.key"), source: "id_ed25519")
         KeyTestSupport.check(
-            error, is: .unsupported, mentioning: "id_ed25519: unsupported: ", "OpenSSH private keys", "ssh-keygen -p -m PKCS8")
+            error, is: .unsupported, mentioning: "id_ed25519: unsupported: ", "passphrase-protected OpenSSH private keys",
+            "ssh-keygen -p -N \"\" -f COPY")
     }
 
     // MARK: Encryption we cannot read

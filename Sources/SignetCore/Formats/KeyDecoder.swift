@@ -1,9 +1,9 @@
 import SwiftASN1
 
 /// Reads a key in any supported format, detecting which from the content:
-/// PEM (PKCS#8, encrypted PKCS#8, PKCS#1, SEC1, SPKI), DER of the same, OpenSSH public
-/// one-liners, JWK, and the raw (base64 or binary) form of iOS's
-/// `SecKeyCopyExternalRepresentation`.
+/// PEM (PKCS#8, encrypted PKCS#8, PKCS#1, SEC1, SPKI, and OpenSSH's unencrypted
+/// `openssh-key-v1` private keys), DER of the same, OpenSSH public one-liners, JWK, and the raw
+/// (base64 or binary) form of iOS's `SecKeyCopyExternalRepresentation`.
 public enum KeyDecoder {
     /// The largest key file we read: far above any real key, far below a memory problem.
     public static let maximumKeyFileSize = 1 << 20
@@ -65,9 +65,7 @@ public enum KeyDecoder {
         case "EC PRIVATE KEY": return .privateKey(try KeyMaterial.ecPrivateKey(sec1: block.der, curve: nil, source: source))
         case "PUBLIC KEY": return .publicKey(try KeyMaterial.publicKey(spki: block.der, source: source, policy: policy))
         case "RSA PUBLIC KEY": return .publicKey(try KeyMaterial.rsaPublicKey(pkcs1: block.der, source: source, policy: policy))
-        case "OPENSSH PRIVATE KEY":
-            throw SignetCoreError.unsupported(
-                source: source, detail: "OpenSSH private keys; convert an RSA or ECDSA one with `ssh-keygen -p -m PKCS8 -f KEY` (it rewrites KEY in place); ssh-keygen cannot export Ed25519 private keys, so sign with a key made by `signet key generate` instead")
+        case "OPENSSH PRIVATE KEY": return .privateKey(try OpenSSHPrivateKey.decode(block.der, source: source, policy: policy))
         case "CERTIFICATE":
             throw SignetCoreError.unsupported(source: source, detail: "a certificate where a key is expected; extract its key with `openssl x509 -pubkey -noout -in CERT`")
         default:

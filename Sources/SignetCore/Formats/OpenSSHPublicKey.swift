@@ -8,6 +8,15 @@ enum OpenSSHPublicKey {
     static let maximumBlobSize = 16 * 1024
 
     static func encode(_ key: PublicKey, comment: String?) -> String {
+        let blob = blob(key)
+        let type = String(decoding: SSHReader(blob).peekString() ?? [], as: UTF8.self)
+        let line = "\(type) \(Base64.encode(blob))"
+        guard let comment, !comment.isEmpty else { return line + "\n" }
+        return line + " " + comment + "\n"
+    }
+
+    /// The key's SSH wire-format blob.
+    static func blob(_ key: PublicKey) -> [UInt8] {
         var blob = SSHWriter()
         switch key.storage {
         case .rsa(let k):
@@ -27,10 +36,7 @@ enum OpenSSHPublicKey {
             blob.string("ssh-ed25519")
             blob.bytes(Array(k.rawRepresentation))
         }
-        let type = String(decoding: SSHReader(blob.data).peekString() ?? [], as: UTF8.self)
-        let line = "\(type) \(Base64.encode(blob.data))"
-        guard let comment, !comment.isEmpty else { return line + "\n" }
-        return line + " " + comment + "\n"
+        return blob.data
     }
 
     static func decode(_ line: String, source: String, policy: KeyPolicy) throws(SignetCoreError) -> PublicKey {
@@ -40,11 +46,19 @@ enum OpenSSHPublicKey {
         }
         let type = String(fields[0])
         guard fields[1].utf8.count <= maximumBlobSize * 2, let blob = Base64.decode(fields[1]) else {
-            throw SignetCoreError.malformed(source: source, detail: "the OpenSSH key blob is not valid base64")
+            throw SignetCoreError.malformed(
+                source: source, detail: "the blob of the OpenSSH \(PrintableText.escaped(type, limit: 40, marksCut: true)) key is not valid base64")
         }
+        return try decode(blob: blob, type: type, source: source, policy: policy)
+    }
+
+    /// The key in an SSH wire-format public key blob, which must be of `type` (`ssh-ed25519` …);
+    /// the line decoder above and ``OpenSSHPrivateKey`` share it.
+    static func decode(blob: [UInt8], type: String, source: String, policy: KeyPolicy) throws(SignetCoreError) -> PublicKey {
         var reader = SSHReader(blob)
         func fail(_ detail: String) -> SignetCoreError { .malformed(source: source, detail: "OpenSSH \(type) key: \(detail)") }
-        guard let blobType = reader.string(), String(decoding: blobType, as: UTF8.self) == type else {
+        guard let blobType = reader.string() else { throw fail("the blob is truncated") }
+        guard String(decoding: blobType, as: UTF8.self) == type else {
             throw fail("the type inside the blob does not match \"\(type)\"")
         }
         switch type {
@@ -74,6 +88,23 @@ struct SSHReader {
     init(_ data: [UInt8]) { self.data = data }
 
     var isAtEnd: Bool { offset == data.count }
+
+    /// How many bytes are left to read.
+    var remaining: Int { data.count - offset }
+
+    /// A big-endian `uint32`; nil when fewer than 4 bytes are left.
+    mutating func uint32() -> UInt32? {
+        guard data.count - offset >= 4 else { return nil }
+        defer { offset += 4 }
+        return data[offset..<offset + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+
+    /// The next `count` bytes, without a length prefix; nil when fewer are left.
+    mutating func bytes(count: Int) -> [UInt8]? {
+        guard count >= 0, count <= data.count - offset else { return nil }
+        defer { offset += count }
+        return Array(data[offset..<offset + count])
+    }
 
     mutating func string() -> [UInt8]? {
         guard data.count - offset >= 4 else { return nil }

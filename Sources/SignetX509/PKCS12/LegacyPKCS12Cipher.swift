@@ -1,5 +1,5 @@
-#if canImport(CLegacyCrypto)
-import CLegacyCrypto
+#if canImport(CSystemCrypto)
+import CSystemCrypto
 #elseif canImport(CommonCrypto)
 import CommonCrypto
 #endif
@@ -87,7 +87,7 @@ enum LegacyPKCS12Cipher: Sendable {
         case unavailable(String)
     }
 
-    #if canImport(CLegacyCrypto)
+    #if canImport(CSystemCrypto)
     private func run(key: [UInt8], iv: [UInt8], ciphertext: [UInt8]) -> Outcome {
         let ciphers = LegacyCipherLibrary.shared
         let fetched: OpaquePointer?
@@ -158,7 +158,7 @@ enum LegacyPKCS12Cipher: Sendable {
     #endif
 }
 
-#if canImport(CLegacyCrypto)
+#if canImport(CSystemCrypto)
 /// libcrypto's three legacy ciphers, fetched once (thread-safely, as a lazily initialised
 /// static) from a library context of our own that has the default and legacy providers.
 /// `EVP_CIPHER` objects are reference-counted and immutable, so sharing them is safe; they

@@ -12,12 +12,16 @@ public struct PKCS12Contents: Sendable {
     public var certificates: [Certificate]
     /// The key's `friendlyName` attribute, or its certificate's when the key has none.
     public var friendlyName: String?
+    /// Certificates left out because their RSA key is under 2048 bits, which swift-certificates
+    /// does not read: only when the policy allows weak RSA keys (otherwise they are an error).
+    public var skippedWeakCertificates: Int
 
     /// Contents made of their parts.
-    public init(privateKey: PrivateKey?, certificates: [Certificate], friendlyName: String?) {
+    public init(privateKey: PrivateKey?, certificates: [Certificate], friendlyName: String?, skippedWeakCertificates: Int = 0) {
         self.privateKey = privateKey
         self.certificates = certificates
         self.friendlyName = friendlyName
+        self.skippedWeakCertificates = skippedWeakCertificates
     }
 }
 
@@ -211,12 +215,17 @@ public enum PKCS12 {
             privateKey = try key(pkcs8: pkcs8, source: source, policy: policy)
         }
         var certificates: [(certificate: Certificate, bag: PKCS12SafeBag)] = []
+        var skipped = 0
         for bag in bags {
             guard case .certificate(let der) = bag.value else { continue }
             do {
                 let certificate = try Certificate(derEncoded: der)
                 certificates.append((certificate: certificate, bag: bag))
             } catch {
+                if policy.allowWeakRSA, Self.hasWeakRSAKey(certificate: der) {
+                    skipped += 1
+                    continue
+                }
                 throw X509Error.malformed(
                     source: source, detail: "certificate \(certificates.count + 1) is not a valid X.509 certificate (\(X509Files.asn1Detail(error)))")
             }
@@ -228,7 +237,27 @@ public enum PKCS12 {
             certificates.insert(matching, at: 0)
         }
         let friendlyName = keyBags.first?.friendlyName ?? certificates.first?.bag.friendlyName
-        return PKCS12Contents(privateKey: privateKey, certificates: certificates.map(\.certificate), friendlyName: friendlyName)
+        return PKCS12Contents(
+            privateKey: privateKey, certificates: certificates.map(\.certificate), friendlyName: friendlyName,
+            skippedWeakCertificates: skipped)
+    }
+
+    /// Whether the certificate `der` holds an RSA key of 1024 to 2047 bits (which
+    /// swift-certificates refuses to read): its SPKI, read with SignetCore under a weak policy.
+    private static func hasWeakRSAKey(certificate der: [UInt8]) -> Bool {
+        guard let root = try? DER.parse(der), case .constructed(let certificate) = root.content,
+            let tbs = certificate.first(where: { _ in true }), case .constructed(let fields) = tbs.content
+        else { return false }
+        // TBSCertificate: [0] version?, serial, signature, issuer, validity, subject, SPKI, …
+        let nodes = Array(fields)
+        let offset = nodes.first?.identifier.tagClass == .contextSpecific ? 1 : 0
+        guard nodes.count > offset + 5 else { return false }
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(nodes[offset + 5])) != nil,
+            let decoded = try? KeyDecoder.decode(serializer.serializedBytes, source: "certificate", policy: KeyPolicy(allowWeakRSA: true)),
+            case .publicKey(let key) = decoded, case .rsa(let bits) = key.kind
+        else { return false }
+        return bits < 2048
     }
 
     /// The private key in PKCS#8 DER, decoded by SignetCore under `policy`.

@@ -1,17 +1,20 @@
 import ArgumentParser
 import SignetAge
 import SignetCore
+import SignetVault
 
 /// `signet encrypt`: an age v1 file (age-encryption.org/v1) for X25519 recipients or a
 /// passphrase, with age's flags, readable by `age -d`, rage and pyrage.
 struct EncryptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "encrypt",
-        abstract: "Encrypt a file with age (for age1… recipients, or a passphrase with -p).",
+        abstract: "Encrypt a file with age (for age1… or SSH recipients, or a passphrase with -p).",
         discussion: """
-        Flags are age's: -r RECIPIENT (an age1… X25519 public key, repeatable), -R FILE (a \
-        recipients file: one age1… key a line, # comments and blank lines ignored; '-' is \
-        standard input; repeatable), -p (a passphrase instead of recipients: scrypt with work \
+        Flags are age's: -r RECIPIENT (an age1… X25519 public key, or an OpenSSH \
+        'ssh-ed25519 …' or 'ssh-rsa …' public key line (2048 bits or more), repeatable; also \
+        vault:SERVICE/ACCOUNT, the public key of a vault key, with --vault), -R FILE (a \
+        recipients file: one age1… key or OpenSSH authorized_keys line a line, # comments and \
+        blank lines ignored, or one PEM public key; '-' is standard input; repeatable), -p (a passphrase instead of recipients: scrypt with work \
         factor 2^18, as age uses; never together with -r or -R), -a (armored text instead of \
         binary). Unlike age -p, which always asks on the terminal, the passphrase may also \
         come from --passphrase-file or SIGNET_PASSPHRASE, for scripts (there is no current \
@@ -23,7 +26,8 @@ struct EncryptCommand: AsyncParsableCommand {
     )
 
     @Option(name: [.customShort("r"), .customLong("recipient")], help: ArgumentHelp(
-        "Encrypt to this age1… public key (repeatable).", valueName: "RECIPIENT"))
+        "Encrypt to this age1… or OpenSSH (ssh-ed25519, ssh-rsa) public key, or vault:SERVICE/ACCOUNT (repeatable).",
+        valueName: "RECIPIENT"))
     var recipients: [String] = []
 
     @Option(name: [.customShort("R"), .customLong("recipients-file")], help: ArgumentHelp(
@@ -55,8 +59,8 @@ struct EncryptCommand: AsyncParsableCommand {
         if !passphrase && recipients.isEmpty && recipientFiles.isEmpty {
             throw ValidationError("give at least one recipient with -r or -R, or -p to encrypt with a passphrase")
         }
-        if passphraseOption.passphraseFile != nil && !passphrase {
-            throw ValidationError("--passphrase-file applies only with -p")
+        if passphraseOption.passphraseFile != nil && !passphrase && !recipients.contains(where: { $0.hasPrefix("vault:") }) {
+            throw ValidationError("--passphrase-file applies only with -p or a vault:SERVICE/ACCOUNT recipient")
         }
         let readers = [input] + recipientFiles + [passphraseOption.passphraseFile].compactMap { $0 }
         if readers.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
@@ -67,7 +71,13 @@ struct EncryptCommand: AsyncParsableCommand {
         let source = try FileInput(path: input)
         var chosen: [any AgeRecipient] = []
         for string in recipients {
-            chosen.append(try X25519Recipient(string))
+            if string.hasPrefix(VaultKeyReference.scheme + ":") {
+                let reference = try VaultKeyReference(parsing: string)
+                let key = try await passphraseOption.vaultAccess.openUnlocked().privateKey(service: reference.service, account: reference.account)
+                chosen.append(try AgeSSH.recipient(publicKey: key.publicKey, source: string))
+            } else {
+                chosen.append(try AgeKeyFile.recipient(string))
+            }
         }
         for path in recipientFiles {
             let bytes = try FileInput.readAll(path: path, limit: AgeKeyFile.maximumSize)
@@ -97,11 +107,14 @@ struct EncryptCommand: AsyncParsableCommand {
 struct DecryptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decrypt",
-        abstract: "Decrypt an age file (with -i key files, or a passphrase).",
+        abstract: "Decrypt an age file (with -i key files or SSH keys, or a passphrase).",
         discussion: """
-        -i FILE names an age key file (as age-keygen writes: AGE-SECRET-KEY-1… lines, # \
-        comments), repeatable; a key file that is itself passphrase-encrypted (age -p) is \
-        opened with the passphrase first. Without -i the file must be passphrase-encrypted \
+        -i names an identity, repeatable: an age key file (as age-keygen writes: \
+        AGE-SECRET-KEY-1… lines, # comments; one that is itself passphrase-encrypted with \
+        age -p is opened with the passphrase first), an RSA or Ed25519 private key for \
+        files encrypted to its ssh-rsa / ssh-ed25519 public key (OpenSSH's own format as in \
+        ~/.ssh/id_ed25519 when it has no passphrase, or PEM/DER as Signet reads them, \
+        encrypted PKCS#8 too), or vault:SERVICE/ACCOUNT (with --vault). Without -i the file must be passphrase-encrypted \
         (its header's stanza is scrypt); the passphrase comes from --passphrase-file, \
         SIGNET_PASSPHRASE or a prompt, and is asked for only once the header shows one is \
         needed; a file may ask for a scrypt work factor up to 2^22 (4 GiB of memory), age's \
@@ -109,12 +122,15 @@ struct DecryptCommand: AsyncParsableCommand {
         mode 0600 (the content was secret) and only once the whole file has authenticated: \
         a failure (wrong key, truncated or altered file: exit 1) leaves no output file and \
         an existing one untouched. On standard output, data is written as it authenticates, \
-        chunk by chunk, as age does.
+        chunk by chunk, as age does. --legacy-rsa-pkcs1 reads the old tutorial scheme instead \
+        (RSA PKCS#1 v1.5 blocks, base64): with exactly one -i, the RSA key (a key file, a \
+        .p12 or vault:); it is unsafe, and Signet never writes it.
         """
     )
 
     @Option(name: [.customShort("i"), .customLong("identity")], help: ArgumentHelp(
-        "An age key file to decrypt with ('-': standard input; repeatable).", valueName: "IDENTITY"))
+        "An age key file, SSH/RSA/Ed25519 private key or vault:SERVICE/ACCOUNT ('-': standard input; repeatable).",
+        valueName: "IDENTITY"))
     var identities: [String] = []
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the decrypted file (default: standard output).", valueName: "OUT"))
@@ -123,6 +139,13 @@ struct DecryptCommand: AsyncParsableCommand {
     @Flag(help: "Replace an existing output file.")
     var force = false
 
+    @Flag(name: .customLong("legacy-rsa-pkcs1"), help: ArgumentHelp(
+        "Decrypt the old tutorial scheme instead of age: base64 of RSA PKCS#1 v1.5 blocks (unsafe; read-only)."))
+    var legacyRSAPKCS1 = false
+
+    @Flag(name: .customLong("allow-weak"), help: "Accept RSA private keys of 1024 to 2047 bits as identities.")
+    var allowWeak = false
+
     @OptionGroup var passphraseOption: AgePassphraseOption
     @OptionGroup var quietOption: QuietOption
 
@@ -130,19 +153,23 @@ struct DecryptCommand: AsyncParsableCommand {
     var input: String = "-"
 
     func validate() throws {
+        if legacyRSAPKCS1 && identities.count != 1 {
+            throw ValidationError("--legacy-rsa-pkcs1 needs exactly one -i: the RSA private key (a key file, a .p12, or vault:SERVICE/ACCOUNT)")
+        }
         let readers = [input] + identities + [passphraseOption.passphraseFile].compactMap { $0 }
         if readers.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input ('-') can be read only once") }
     }
 
     func run() async throws {
         try StreamedOutput.refuseExisting(output, force: force)
+        if legacyRSAPKCS1 { return try await runLegacy() }
         let passphrases = passphraseOption.provider
         // Without -i: a passphrase, asked for only if the header holds a scrypt stanza.
         let onDemand = identities.isEmpty ? OnDemandPassphraseIdentity(passphrases: passphrases) : nil
         var chosen: [any AgeIdentity] = []
         if let onDemand { chosen.append(onDemand) }
         for path in identities {
-            for identity in try AgeIdentityFile.load(path, passphrases: passphrases) {
+            for identity in try await AgeIdentityFile.load(path, options: passphraseOption, policy: KeyPolicy(allowWeakRSA: allowWeak)) {
                 chosen.append(identity)
             }
         }
@@ -177,7 +204,15 @@ struct AgePassphraseOption: ParsableArguments {
         "Read the passphrase from the first line of FILE (else SIGNET_PASSPHRASE, else a prompt).", valueName: "FILE"))
     var passphraseFile: String?
 
+    @Option(name: .customLong("vault"), help: ArgumentHelp(
+        "The vault that vault:SERVICE/ACCOUNT keys come from (else $SIGNET_VAULT, else the per-user default).",
+        valueName: "PATH"))
+    var vault: String?
+
     var provider: CLIPassphraseProvider { CLIPassphraseProvider(passphraseFile: passphraseFile) }
+
+    /// The vault of `vault:` keys, unlocked with the same passphrase sources.
+    var vaultAccess: VaultAccess { VaultAccess(explicitPath: vault, passphraseFile: passphraseFile, keyFile: nil) }
 }
 
 /// Where streamed output goes: a file written atomically — committed only once all of it was

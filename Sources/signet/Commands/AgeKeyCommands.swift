@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SignetAge
 import SignetCore
+import SignetVault
 import Synchronization
 
 /// `signet age keygen|recipient`: age's X25519 key files, as age-keygen makes and reads them.
@@ -52,9 +53,12 @@ struct AgeKeygen: AsyncParsableCommand {
 struct AgeRecipientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipient",
-        abstract: "Print the age1… recipient of each key in an age key file (as age-keygen -y).",
+        abstract: "Print the recipient of each key in an identity file (as age-keygen -y).",
         discussion: """
-        One line per AGE-SECRET-KEY-1… in the file. A key file that is passphrase-encrypted \
+        One line per AGE-SECRET-KEY-1… in the file (its age1… recipient); for an RSA or \
+        Ed25519 private key (OpenSSH's own format, PEM or DER as Signet reads them, or \
+        vault:SERVICE/ACCOUNT) its OpenSSH public key line, which 'signet encrypt -r' and age \
+        take. A key file that is passphrase-encrypted \
         (age -p) is opened with the passphrase from --passphrase-file, SIGNET_PASSPHRASE or \
         a prompt.
         """
@@ -79,21 +83,38 @@ struct AgeRecipientCommand: AsyncParsableCommand {
 
     func run() async throws {
         try StreamedOutput.refuseExisting(output, force: force)
-        let identities = try AgeIdentityFile.load(identity, passphrases: passphraseOption.provider)
-        let text = identities.map { $0.recipient.string + "\n" }.joined()
+        let identities: [any AgeKeyPairIdentity]
+        do {
+            identities = try await AgeIdentityFile.load(identity, options: passphraseOption)
+        } catch SignetCoreError.weakKey(let source, let bits) {
+            // No --allow-weak here: age encrypts to no RSA key under 2048 bits.
+            throw AgeError.invalidKey(
+                source: source, detail: "an RSA key of \(bits) bits is too small: age encrypts to RSA keys of \(SSHRSARecipient.minimumBits) bits or more")
+        }
+        let text = identities.map { $0.recipientString + "\n" }.joined()
         try OutputDestination.write(Array(text.utf8), to: output, binary: false, permissions: .standard, force: force)
     }
 }
 
-/// Reads `-i` key files: plain ones, and ones encrypted with a passphrase as `age -p key.txt`
-/// makes them (age reads both).
+/// Reads `-i` identities: age key files, plain or encrypted with a passphrase as `age -p
+/// key.txt` makes them (age reads both); RSA and Ed25519 private keys in any format Signet
+/// reads (OpenSSH's, PEM, DER; encrypted PKCS#8 with the passphrase); `vault:SERVICE/ACCOUNT`.
 enum AgeIdentityFile {
-    /// The identities in the key file at `path` (`-`: standard input).
-    static func load(_ path: String, passphrases: CLIPassphraseProvider) throws -> [X25519Identity] {
+    /// The identities in the key file at `path` (`-`: standard input), or the vault key it names.
+    static func load(_ path: String, options: AgePassphraseOption, policy: KeyPolicy = .strict) async throws -> [any AgeKeyPairIdentity] {
+        let passphrases = options.provider
+        if path.hasPrefix(VaultKeyReference.scheme + ":") {
+            let reference = try VaultKeyReference(parsing: path)
+            let key = try await options.vaultAccess.openUnlocked().privateKey(service: reference.service, account: reference.account, policy: policy)
+            return [try AgeSSH.identity(privateKey: key, source: path)]
+        }
         let source = StreamedOutput.displayName(input: path)
         // Room for an encrypted key file: header, tags and armor around the key file's bytes.
         var bytes = try FileInput.readAll(path: path, limit: 2 * AgeKeyFile.maximumSize + 4096)
         defer { SecretBytes.zero(&bytes) }
+        if let key = try privateKey(bytes, source: source, passphrases: passphrases, policy: policy) {
+            return [try AgeSSH.identity(privateKey: key, source: source)]
+        }
         guard isEncrypted(bytes) else {
             guard bytes.count <= AgeKeyFile.maximumSize else {
                 throw SignetCoreError.tooLarge(source: source, limit: AgeKeyFile.maximumSize)
@@ -104,6 +125,26 @@ enum AgeIdentityFile {
         var plain = try decrypt(bytes, passphrase: passphrase, source: source)
         defer { SecretBytes.zero(&plain) }
         return try AgeKeyFile.identities(in: plain, source: source)
+    }
+
+    /// The private key in `bytes` when they are a key file of Signet's formats rather than an
+    /// age key file (DER, or PEM other than an age file); an encrypted one is decrypted with
+    /// the passphrase. Nil for age key files.
+    private static func privateKey(_ bytes: [UInt8], source: String, passphrases: CLIPassphraseProvider, policy: KeyPolicy) throws -> PrivateKey? {
+        let text = bytes.drop(while: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
+        let isPEMKey = text.starts(with: Array("-----BEGIN ".utf8)) && !isEncrypted(bytes)
+        let isDER = bytes.first == 0x30
+        guard isPEMKey || isDER else { return nil }
+        var decoded = try KeyDecoder.decode(bytes, source: source, policy: policy)
+        if decoded.needsPassphrase {
+            let passphrase = try passphrases.passphrase(for: source, confirm: false)
+            decoded = try decoded.decrypt(passphrase: passphrase, source: source, policy: policy)
+        }
+        switch decoded {
+        case .privateKey(let key): return key
+        case .publicKey: throw SignetCoreError.publicKeyWherePrivateNeeded(source: source)
+        case .encryptedPrivateKey: return nil
+        }
     }
 
     /// Whether `bytes` are an age file (binary, or armored after optional white space)

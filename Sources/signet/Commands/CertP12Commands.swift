@@ -98,7 +98,10 @@ struct CertP12Import: AsyncParsableCommand {
             throw X509Error.malformed(source: X509Files.displayName(input), detail: "it holds no private key")
         }
         guard let leaf = contents.certificates.first else {
-            throw X509Error.malformed(source: X509Files.displayName(input), detail: "it holds no certificate")
+            let detail = contents.skippedWeakCertificates > 0
+                ? "its certificate has an RSA key under 2048 bits, which swift-certificates cannot read"
+                : "it holds no certificate"
+            throw X509Error.malformed(source: X509Files.displayName(input), detail: detail)
         }
         var keyBytes = try privateKey.encoded(as: .pem)
         defer { SecretBytes.zero(&keyBytes) }

@@ -1,0 +1,127 @@
+import Crypto
+import SignetCore
+
+/// SSH keys as age recipients and identities: parsing `authorized_keys` lines, choosing the
+/// recipient or identity type for a key, and the stanza tags.
+public enum AgeSSH {
+    /// The key types whose lines are SSH public keys, recognised to give a precise refusal.
+    static let sshKeyTypePrefixes = ["ssh-", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-"]
+
+    /// Whether `string` looks like an OpenSSH public key line (possibly after options).
+    static func looksLikeSSHKey(_ string: String) -> Bool {
+        fields(of: string).contains { field in sshKeyTypePrefixes.contains { field.hasPrefix($0) } }
+    }
+
+    /// The recipient of an OpenSSH public key line as in `authorized_keys`: `[OPTIONS] TYPE
+    /// BASE64 [COMMENT]`, for `ssh-rsa` (2048 bits or more) and `ssh-ed25519` keys.
+    ///
+    /// - Throws: ``AgeError/invalidKey(source:detail:)`` for a line that is not a valid key;
+    ///   ``AgeError/unsupported(source:detail:)`` for key types age cannot encrypt to (ECDSA,
+    ///   security keys, DSA).
+    public static func recipient(line: String, source: String) throws(AgeError) -> any AgeRecipient {
+        let fields = fields(of: line)
+        guard let index = fields.firstIndex(where: { field in sshKeyTypePrefixes.contains { field.hasPrefix($0) } }),
+            index <= 1, index + 1 < fields.count
+        else {
+            throw AgeError.invalidKey(source: source, detail: "not an OpenSSH public key line ([options] type base64 [comment])")
+        }
+        let type = fields[index]
+        guard type == SSHRSARecipient.stanzaType || type == SSHEd25519Recipient.stanzaType else {
+            throw AgeError.unsupported(
+                source: source, detail: "\(PrintableText.escaped(type, limit: 40, marksCut: true)) keys as recipients (age encrypts to ssh-rsa and ssh-ed25519 keys only)")
+        }
+        let decoded: DecodedKey
+        do {
+            decoded = try KeyDecoder.decode(Array("\(type) \(fields[index + 1])".utf8), source: source)
+        } catch {
+            throw converted(error, source: source)
+        }
+        guard case .publicKey(let key) = decoded else {
+            throw AgeError.invalidKey(source: source, detail: "not an OpenSSH public key line")
+        }
+        return try recipient(publicKey: key, source: source)
+    }
+
+    /// The recipient for `key`: `ssh-rsa` for RSA keys, `ssh-ed25519` for Ed25519 keys.
+    ///
+    /// - Throws: ``AgeError/unsupported(source:detail:)`` for ECDSA keys;
+    ///   ``AgeError/invalidKey(source:detail:)`` for RSA keys under 2048 bits.
+    public static func recipient(publicKey key: PublicKey, source: String) throws(AgeError) -> any AgeRecipient {
+        if key.rsaKey != nil { return try SSHRSARecipient(publicKey: key, source: source) }
+        if key.ed25519Key != nil { return try SSHEd25519Recipient(publicKey: key, source: source) }
+        throw AgeError.unsupported(source: source, detail: "\(key.kind) as a recipient (age encrypts to RSA and Ed25519 keys only)")
+    }
+
+    /// The identity for `key`: `ssh-rsa` for RSA keys, `ssh-ed25519` for Ed25519 keys.
+    ///
+    /// - Throws: ``AgeError/unsupported(source:detail:)`` for ECDSA keys.
+    public static func identity(privateKey key: PrivateKey, source: String) throws(AgeError) -> any AgeKeyPairIdentity {
+        if key.rsaKey != nil { return try SSHRSAIdentity(privateKey: key, source: source) }
+        if key.ed25519Key != nil { return try SSHEd25519Identity(privateKey: key, source: source) }
+        throw AgeError.unsupported(source: source, detail: "\(key.kind) as an identity (age decrypts with RSA and Ed25519 keys only)")
+    }
+
+    /// The stanza tag of a key: the canonical unpadded base64 of the first four bytes of
+    /// SHA-256 over its SSH wire format.
+    static func tag(_ wireFormat: [UInt8]) -> String {
+        Base64.encodeUnpadded(Array(SHA256.hash(data: wireFormat).prefix(4)))
+    }
+
+    /// The error for a stanza tagged for this key that does not open.
+    static func doesNotOpen(type: String, source: String) -> AgeError {
+        .stanzaDoesNotOpen(
+            source: source, detail: "the \(type) stanza for this key does not open with it (the file was altered or damaged)")
+    }
+
+    /// Checks that `tag` is the canonical unpadded base64 of 4 bytes.
+    static func checkTag(_ tag: String, type: String, source: String) throws(AgeError) {
+        guard let bytes = Base64.decodeUnpadded(tag), bytes.count == 4 else {
+            throw AgeError.malformedHeader(source: source, detail: "the tag of an \(type) stanza is not the canonical unpadded base64 of 4 bytes")
+        }
+    }
+
+    /// A key line quoted for messages: escaped and cut short.
+    static func quoted(_ line: String) -> String {
+        "\"" + PrintableText.escaped(line, limit: 60, marksCut: true) + "\""
+    }
+
+    /// The white-space separated fields of an `authorized_keys` line, where white space inside
+    /// double quotes (in options such as `command="…"`) does not separate, and `\"` escapes.
+    static func fields(of line: String) -> [String] {
+        var fields: [String] = []
+        var current = ""
+        var quoted = false
+        var escaped = false
+        for character in line {
+            if escaped {
+                escaped = false
+                current.append(character)
+            } else if character == "\\" && quoted {
+                escaped = true
+                current.append(character)
+            } else if character == "\"" {
+                quoted.toggle()
+                current.append(character)
+            } else if (character == " " || character == "\t") && !quoted {
+                if !current.isEmpty { fields.append(current) }
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        if !current.isEmpty { fields.append(current) }
+        return fields
+    }
+
+    /// SignetCore's error about a key, as this module's.
+    static func converted(_ error: SignetCoreError, source: String) -> AgeError {
+        switch error {
+        case .weakKey(_, let bits):
+            return .invalidKey(
+                source: source, detail: "an RSA key of \(bits) bits is too small: age requires \(SSHRSARecipient.minimumBits) or more")
+        case .unsupported(_, let detail): return .unsupported(source: source, detail: detail)
+        case .malformed(_, let detail): return .invalidKey(source: source, detail: detail)
+        default: return .invalidKey(source: source, detail: error.description)
+        }
+    }
+}
