@@ -29,6 +29,10 @@ public struct AgeEncryptor: Sendable {
         if recipients.count > 1, recipients.contains(where: { $0.isPassphrase }) {
             throw AgeError.invalidArgument(detail: "a passphrase must be a file's only recipient")
         }
+        if recipients.contains(where: { $0.isPostQuantum }), recipients.contains(where: { !$0.isPostQuantum }) {
+            throw AgeError.invalidArgument(
+                detail: "post-quantum (age1pq1…) recipients cannot be mixed with others: the file would be only as strong as the weakest")
+        }
         self.recipients = recipients
         self.armor = armor
     }

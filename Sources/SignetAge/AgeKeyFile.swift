@@ -39,7 +39,11 @@ public enum AgeKeyFile {
         for line in lines(of: bytes) {
             let text = bytes[line.range]
             do throws(AgeError) {
-                identities.append(try X25519Identity(utf8: text, source: source))
+                if text.starts(with: Array(MLKEM768X25519Identity.humanReadablePart.utf8) + [0x31]) {
+                    identities.append(try MLKEM768X25519Identity(utf8: text, source: source))
+                } else {
+                    identities.append(try X25519Identity(utf8: text, source: source))
+                }
             } catch {
                 throw located(error, line: line.number)
             }
@@ -107,6 +111,9 @@ public enum AgeKeyFile {
         if string.utf8.count <= X25519Recipient.maximumLength, AgeSSH.looksLikeSSHKey(string) {
             return try AgeSSH.recipient(line: string, source: source)
         }
+        if string.hasPrefix(MLKEM768X25519Recipient.humanReadablePart + "1") {
+            return try MLKEM768X25519Recipient(string, source: source)
+        }
         do {
             return try X25519Recipient(string, source: source)
         } catch .invalidKey(let source, let detail) where detail == X25519Recipient.notARecipient {
@@ -142,9 +149,18 @@ public enum AgeKeyFile {
     ///
     /// The text holds the secret key: write it only to a private (0600) file.
     public static func keyFileContents(_ identity: X25519Identity, created: Date, timeZone: TimeZone = .current) -> String {
+        keyFileContents(recipient: identity.recipient.string, secret: identity.string, created: created, timeZone: timeZone)
+    }
+
+    /// What `age-keygen -pq` writes for a post-quantum `identity`, in the same shape.
+    public static func keyFileContents(_ identity: MLKEM768X25519Identity, created: Date, timeZone: TimeZone = .current) -> String {
+        keyFileContents(recipient: identity.recipient.string, secret: identity.string, created: created, timeZone: timeZone)
+    }
+
+    private static func keyFileContents(recipient: String, secret: String, created: Date, timeZone: TimeZone) -> String {
         "# created: \(rfc3339(created, in: timeZone))\n"
-            + "# public key: \(identity.recipient.string)\n"
-            + "\(identity.string)\n"
+            + "# public key: \(recipient)\n"
+            + "\(secret)\n"
     }
 
     /// `date` as Go's `time.RFC3339` writes it (what age-keygen uses): whole seconds, and the

@@ -23,11 +23,16 @@ public protocol AgeRecipient: Sendable {
     func wrap(fileKey: SecretBytes) throws(AgeError) -> [AgeStanza]
     /// Whether this is a passphrase (scrypt) recipient, which must be a file's only one.
     var isPassphrase: Bool { get }
+    /// Whether this recipient resists quantum computers (`mlkem768x25519`); such recipients
+    /// are not mixed with others in one file, as the spec asks.
+    var isPostQuantum: Bool { get }
 }
 
 extension AgeRecipient {
     /// Most recipients are not passphrases.
     public var isPassphrase: Bool { false }
+    /// Most recipients are classical.
+    public var isPostQuantum: Bool { false }
 }
 
 /// Something that can open files: it unwraps the file key from the stanzas meant for it.

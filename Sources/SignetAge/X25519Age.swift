@@ -48,8 +48,11 @@ public struct X25519Recipient: AgeRecipient, Hashable, CustomStringConvertible {
         var decoded = try Bech32.decode(string, source: source)
         defer { SecretBytes.zero(&decoded.data) }
         let prefix = decoded.humanReadablePart
+        if prefix.lowercased() == MLKEM768X25519Recipient.humanReadablePart {
+            throw AgeError.invalidKey(source: source, detail: "a post-quantum (age1pq1…) recipient, not an X25519 one")
+        }
         if let kind = Self.otherKind(humanReadablePart: prefix.lowercased()) {
-            throw AgeError.unsupported(source: source, detail: "\(kind) recipients (only age1… X25519 recipients for now)")
+            throw AgeError.unsupported(source: source, detail: "\(kind) recipients (age1… X25519, age1pq1… and SSH recipients are)")
         }
         guard prefix == Self.humanReadablePart else {
             // age writes and reads recipients in lowercase only; so do we.
@@ -127,7 +130,6 @@ public struct X25519Recipient: AgeRecipient, Hashable, CustomStringConvertible {
     private static func otherKind(humanReadablePart prefix: String) -> String? {
         guard prefix.hasPrefix("age1") else { return nil }
         switch prefix {
-        case "age1pq": return "post-quantum (ML-KEM-768 + X25519)"
         case "age1tag", "age1tagpq": return "tagged (P-256) hardware-key"
         default: return "plugin (\(PrintableText.escaped(String(prefix.dropFirst(4)), limit: 40, marksCut: true)))"
         }
@@ -182,7 +184,7 @@ public struct X25519Identity: AgeKeyPairIdentity, CustomStringConvertible, Custo
             }
         }
         if starts(with: "AGE-SECRET-KEY-PQ-1") {
-            throw AgeError.unsupported(source: source, detail: "post-quantum (ML-KEM-768 + X25519) identities (only X25519 identities for now)")
+            throw AgeError.invalidKey(source: source, detail: "a post-quantum (AGE-SECRET-KEY-PQ-1…) identity, not an X25519 one")
         }
         if starts(with: "AGE-PLUGIN-") {
             throw AgeError.unsupported(source: source, detail: "plugin identities (AGE-PLUGIN-…)")

@@ -54,7 +54,8 @@ struct AgeKeyFileTests {
             ("# x\n \(F.identity)\n", .invalidKey, ["(line 2)", "not an age identity"]),
             ("# x\r\n\(F.identity) \r\n", .invalidKey, ["(line 2)", "printable ASCII"]),
             ("\(F.identity.lowercased())\n", .invalidKey, ["(line 1)", "uppercase"]),
-            ("\n\nAGE-SECRET-KEY-PQ-1XX76JRALNLXDMEW0CRK45QMCCH4X06SE84UN3VPM33W6HWDX0H3SK3ZQFR\n", .unsupported, ["(line 3)", "post-quantum"]),
+            ("\n\nAGE-SECRET-KEY-PQ-1XX76JRALNLXDMEW0CRK45QMCCH4X06SE84UN3VPM33W6HWDX0H3SK3ZQFQ\n", .invalidKey, ["(line 3)", "checksum"]),
+            ("AGE-PLUGIN-YUBIKEY-1XX76JRALNLXDMEW0CRK45QMCCH4X06SE84UN3VPM33W6HWDX0H3SK3ZQFR\n", .unsupported, ["(line 1)", "plugin"]),
             ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n", .invalidKey, []),
             ("age-encryption.org/v1\n-> scrypt abc 18\n", .unsupported, ["passphrase-protected"]),
             ("", .invalidKey, ["no identities"]),
@@ -75,7 +76,7 @@ struct AgeKeyFileTests {
             ("ecdsa-sha2-nistp256 AAAA\n", .unsupported, ["(line 1)", "ssh-rsa and ssh-ed25519"]),
             ("# a\n# b\n\(F.pairs[0].recipient)x\n", .invalidKey, ["(line 3)", "checksum"]),
             ("\(F.identity)\n", .invalidKey, ["(line 1)", "identity (a secret key)"]),
-            ("age1pq1qqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0jqgfzyvjz2f385857ay\n", .unsupported, ["(line 1)", "post-quantum"]),
+            ("age1pq1qqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0jqgfzyvjz2f385857ay\n", .invalidKey, ["(line 1)", "1216 bytes"]),
             ("", .invalidKey, ["no recipients"]),
         ]
         for (text, code, fragments) in cases {

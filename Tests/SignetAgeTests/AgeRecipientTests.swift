@@ -216,7 +216,7 @@ struct AgeX25519Tests {
             ("age1qqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0jqtdny4t", .invalidKey, "32 bytes, not 33"),
             ("age1xmwwc0qly3ee5rytxm9mflaz2u56jjj36s0mypdrwsvlul66mv4q47ryef", .invalidKey, "checksum"),
             (F.pairs[1].recipient + " ", .invalidKey, "printable ASCII"),
-            ("age1pq1qqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0jqgfzyvjz2f385857ay", .unsupported, "post-quantum"),
+            ("age1pq1qqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0jqgfzyvjz2f385857ay", .invalidKey, "post-quantum"),
             ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKW6zVi0JxA8ZtmZBS0f8ykpFqrF9EiVJQ1tDBnOSqqO alice", .invalidKey, "an OpenSSH public key"),
             ("", .invalidKey, "not an age recipient"),
         ]
@@ -249,7 +249,7 @@ struct AgeX25519Tests {
             (F.identity.lowercased(), .invalidKey, "uppercase"),
             ("AGE-SECRET-KEY-1QQQSYQCYQ5RQWZQFPG9SCRGWPUGPZYSNZS23V9CCRYDPK8QARCNQTXUK", .invalidKey, "32 bytes, not 31"),
             (F.pairs[1].recipient, .invalidKey, "a recipient"),
-            ("AGE-SECRET-KEY-PQ-1XX76JRALNLXDMEW0CRK45QMCCH4X06SE84UN3VPM33W6HWDX0H3SK3ZQFR", .unsupported, "post-quantum"),
+            ("AGE-SECRET-KEY-PQ-1XX76JRALNLXDMEW0CRK45QMCCH4X06SE84UN3VPM33W6HWDX0H3SK3ZQFR", .invalidKey, "post-quantum"),
             ("AGE-PLUGIN-YUBIKEY-1QQQQQQ", .unsupported, "plugin"),
             (String(F.identity.dropLast()) + "1", .invalidKey, "Bech32"),
             ("hello", .invalidKey, "not an age identity"),

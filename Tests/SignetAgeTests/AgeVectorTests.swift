@@ -21,9 +21,9 @@ struct CCTVVector: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    /// Whether Signet has every identity type the vector needs: X25519 and passphrases (not
-    /// yet the post-quantum `AGE-SECRET-KEY-PQ-1…`).
-    var isSupported: Bool { identities.allSatisfy { $0.hasPrefix("AGE-SECRET-KEY-1") } }
+    /// Whether Signet has every identity type the vector needs: X25519, post-quantum
+    /// (`AGE-SECRET-KEY-PQ-1…`) and passphrases; the kit has no other kind.
+    var isSupported: Bool { identities.allSatisfy { $0.hasPrefix("AGE-SECRET-KEY-1") || $0.hasPrefix("AGE-SECRET-KEY-PQ-1") } }
 
     static func loadAll() throws -> [CCTVVector] {
         let folder = try TestVectors.url("cctv", in: .module)
@@ -86,7 +86,13 @@ struct CCTVVector: Sendable, CustomTestStringConvertible {
     /// The vector's X25519 identities, then its passphrases.
     func makeIdentities() throws -> [any AgeIdentity] {
         var result: [any AgeIdentity] = []
-        for identity in identities { result.append(try X25519Identity(identity)) }
+        for identity in identities {
+            if identity.hasPrefix("AGE-SECRET-KEY-PQ-1") {
+                result.append(try MLKEM768X25519Identity(identity))
+            } else {
+                result.append(try X25519Identity(identity))
+            }
+        }
         for passphrase in passphrases { result.append(ScryptIdentity(passphrase: SecretBytes(Array(passphrase.utf8)))) }
         return result
     }
@@ -94,12 +100,13 @@ struct CCTVVector: Sendable, CustomTestStringConvertible {
 
 @Suite("age test kit (C2SP CCTV)")
 struct AgeVectorTests {
-    @Test("the kit is complete, and all but the post-quantum vectors apply")
+    @Test("the kit is complete, and every vector applies, the post-quantum ones included")
     func kit() throws {
         let vectors = try CCTVVector.loadAll()
         #expect(vectors.count >= 140)
         let supported = vectors.filter { $0.isSupported }
-        #expect(supported.count >= 120)
+        #expect(supported.count == vectors.count)
+        #expect(supported.filter { $0.identities.contains { $0.hasPrefix("AGE-SECRET-KEY-PQ-1") } }.count >= 17)
         for expectation in ["success", "payload failure", "HMAC failure", "header failure", "armor failure", "no match"] {
             #expect(supported.contains { $0.expect == expectation }, "\(expectation)")
         }

@@ -19,10 +19,12 @@ struct AgeCommand: AsyncParsableCommand {
 struct AgeKeygen: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
-        abstract: "Generate an age X25519 key file (as age-keygen).",
+        abstract: "Generate an age key file (as age-keygen): X25519, or post-quantum with --pq.",
         discussion: """
         The file holds '# created:' and '# public key:' comments and the AGE-SECRET-KEY-1… \
-        line, as age-keygen writes it; -o FILE is written with mode 0600, never over an \
+        line, as age-keygen writes it; with --pq (age-keygen -pq) an MLKEM768-X25519 key, \
+        AGE-SECRET-KEY-PQ-1… with an age1pq1… recipient, which resists quantum computers \
+        (files for it cannot also be for classical recipients); -o FILE is written with mode 0600, never over an \
         existing file without --force. 'Public key: age1…' goes to standard error unless the \
         key itself goes to a terminal (where its comment shows it) or --quiet is given.
         """
@@ -34,17 +36,30 @@ struct AgeKeygen: AsyncParsableCommand {
     @Flag(help: "Replace an existing output file.")
     var force = false
 
+    @Flag(name: [.customLong("pq")], help: "Generate a post-quantum (MLKEM768-X25519) key instead of X25519.")
+    var postQuantum = false
+
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
         try StreamedOutput.refuseExisting(output, force: force)
-        let identity = X25519Identity.generate()
-        var contents = Array(AgeKeyFile.keyFileContents(identity, created: Date()).utf8)
-        defer { SecretBytes.zero(&contents) }
-        try OutputDestination.write(contents, to: output, binary: false, permissions: .privateToOwner, force: force)
+        let contents: String
+        let recipient: String
+        if postQuantum {
+            let identity = try MLKEM768X25519Identity.generate()
+            contents = AgeKeyFile.keyFileContents(identity, created: Date())
+            recipient = identity.recipientString
+        } else {
+            let identity = X25519Identity.generate()
+            contents = AgeKeyFile.keyFileContents(identity, created: Date())
+            recipient = identity.recipientString
+        }
+        var bytes = Array(contents.utf8)
+        defer { SecretBytes.zero(&bytes) }
+        try OutputDestination.write(bytes, to: output, binary: false, permissions: .privateToOwner, force: force)
         let toTerminal = (output == nil || output == "-") && Console.stdoutIsTerminal
         if !toTerminal && !quietOption.quiet {
-            Console.writeError("Public key: \(identity.recipient.string)\n")
+            Console.writeError("Public key: \(recipient)\n")
         }
     }
 }
