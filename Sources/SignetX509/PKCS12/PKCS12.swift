@@ -253,8 +253,8 @@ public enum PKCS12 {
         let offset = nodes.first?.identifier.tagClass == .contextSpecific ? 1 : 0
         guard nodes.count > offset + 5 else { return false }
         var serializer = DER.Serializer()
-        guard (try? serializer.serialize(nodes[offset + 5])) != nil,
-            let decoded = try? KeyDecoder.decode(serializer.serializedBytes, source: "certificate", policy: KeyPolicy(allowWeakRSA: true)),
+        serializer.serialize(nodes[offset + 5])
+        guard let decoded = try? KeyDecoder.decode(serializer.serializedBytes, source: "certificate", policy: KeyPolicy(allowWeakRSA: true)),
             case .publicKey(let key) = decoded, case .rsa(let bits) = key.kind
         else { return false }
         return bits < 2048

@@ -1,0 +1,185 @@
+import Crypto
+import Dispatch
+import SignetCore
+
+/// Decryption of the payload in batches: the chunks of a batch are opened on every core, then
+/// their plaintexts are written in order up to the first chunk that does not open, so nothing
+/// of an unauthenticated chunk (nor of any chunk after it) is ever released. While a batch is
+/// being opened, the calling thread writes the previous one and reads the next.
+extension AgePayload {
+    /// Opens the chunks `input` yields after the nonce and writes each one's plaintext to
+    /// `output` once it has authenticated, never before. Refuses a payload that ends without a
+    /// chunk flagged last, that ends inside a chunk, whose empty last chunk follows data, or
+    /// that goes on after the chunk flagged last.
+    static func decrypt(key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink, source: String) throws(AgeError) {
+        let width = max(1, min(max(8, 2 * SystemInfo.activeProcessorCount), maximumBatch))
+        let slots = (0..<2).map { _ in DecryptionSlot(width: width) }
+        let opening = DispatchQueue(label: "signet.age.open", qos: .userInitiated)
+        var counter: UInt64 = 0
+        var carried: UInt8?
+        var pending: (slot: DecryptionSlot, group: DispatchGroup)?
+        var current = 0
+        defer { pending?.group.wait() }
+        while true {
+            let slot = slots[current]
+            let batch = try slot.fill(from: input, carried: &carried)
+            if batch.count == 0 {
+                // Nothing after the previous batch's chunks: they were all full and unflagged.
+                if let previous = pending {
+                    previous.group.wait()
+                    pending = nil
+                    try previous.slot.flush(to: output, source: source)
+                }
+                if counter == 0 { throw AgeError.payloadInvalid(source: source, detail: "the file ends right after the payload nonce, with no chunk (truncated)") }
+                throw AgeError.payloadInvalid(source: source, detail: "the file ends after chunk \(counter), which is not flagged last (truncated)")
+            }
+            let group = DispatchGroup()
+            let firstCounter = counter
+            opening.async(group: group) {
+                slot.open(key: key, count: batch.count, firstCounter: firstCounter, isFinal: batch.isFinal)
+            }
+            if let previous = pending {
+                previous.group.wait()
+                pending = nil
+                try previous.slot.flush(to: output, source: source)
+            }
+            pending = (slot, group)
+            if batch.isFinal {
+                group.wait()
+                pending = nil
+                try slot.flush(to: output, source: source)
+                return
+            }
+            counter += UInt64(width)
+            current ^= 1
+        }
+    }
+
+    /// The plaintext of one sealed chunk (ciphertext ‖ tag), or nil when it does not
+    /// authenticate as chunk `counter` with this last flag.
+    static func open(_ chunk: UnsafeRawBufferPointer, key: SymmetricKey, counter: UInt64, last: Bool) -> [UInt8]? {
+        let split = chunk.count - tagSize
+        guard split >= 0,
+            let box = try? ChaChaPoly.SealedBox(
+                nonce: chunkNonce(counter, last: last),
+                ciphertext: UnsafeRawBufferPointer(rebasing: chunk[0..<split]),
+                tag: UnsafeRawBufferPointer(rebasing: chunk[split...])),
+            let plaintext = try? ChaChaPoly.open(box, using: key)
+        else { return nil }
+        return [UInt8](plaintext)
+    }
+}
+
+/// One batch of sealed chunks and what opening them gave. Used by one thread at a time.
+final class DecryptionSlot: @unchecked Sendable {
+    let width: Int
+    /// Sealed chunks: a full batch, and one byte more to learn whether the batch ends the file.
+    let sealed: UnsafeMutableRawBufferPointer
+    var usable = 0
+    /// Each chunk's plaintext, in order, up to the first that did not open.
+    var plaintexts: [[UInt8]?]
+    /// Why the batch stops early: the refusal, after the plaintexts before it are written.
+    var failure: AgeError?
+
+    private static let sealedSize = AgePayload.chunkSize + AgePayload.tagSize
+
+    init(width: Int) {
+        self.width = width
+        sealed = UnsafeMutableRawBufferPointer.allocate(byteCount: width * Self.sealedSize + 1, alignment: 16)
+        plaintexts = Array(repeating: nil, count: width)
+    }
+
+    deinit { sealed.deallocate() }
+
+    /// Reads a batch (after the byte carried over from the previous one); returns how many
+    /// chunks it holds (the last perhaps short) and whether it ends the input.
+    func fill(from input: any AgeByteSource, carried: inout UInt8?) throws(AgeError) -> (count: Int, isFinal: Bool) {
+        var buffered = 0
+        if let byte = carried {
+            sealed[0] = byte
+            buffered = 1
+        }
+        buffered += try input.readFull(into: UnsafeMutableRawBufferPointer(rebasing: sealed[buffered...]))
+        let isFinal = buffered < sealed.count
+        usable = isFinal ? buffered : sealed.count - 1
+        carried = isFinal ? nil : sealed[sealed.count - 1]
+        return ((usable + Self.sealedSize - 1) / Self.sealedSize, isFinal)
+    }
+
+    /// Opens the batch's chunks concurrently; the chunks of a batch that does not end the input
+    /// are all full and none is flagged last, and in the last batch only the last chunk is.
+    func open(key: SymmetricKey, count: Int, firstCounter: UInt64, isFinal: Bool) {
+        let sealed = UnsafeRawBufferPointer(rebasing: self.sealed[0..<usable])
+        let results = UnsafeMutableBufferPointer<[UInt8]?>.allocate(capacity: count)
+        results.initialize(repeating: nil)
+        defer { results.deinitialize().deallocate() }
+        let shared = OpenBuffers(sealed: sealed, results: results)
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            let lower = index * Self.sealedSize
+            let chunk = UnsafeRawBufferPointer(rebasing: shared.sealed[lower..<min(lower + Self.sealedSize, shared.sealed.count)])
+            shared.results[index] = AgePayload.open(
+                chunk, key: key, counter: firstCounter + UInt64(index), last: isFinal && index == count - 1)
+        }
+        plaintexts = Array(results)
+        failure = nil
+        if let index = plaintexts.firstIndex(where: { $0 == nil }) {
+            let diagnosis = diagnose(index: index, count: count, key: key, firstCounter: firstCounter, isFinal: isFinal)
+            failure = diagnosis.error
+            // Nothing after the first failure is released, even chunks that opened; the failing
+            // chunk itself only when it authenticated under the other flag and the stream is
+            // wrong after it (as a reader going chunk by chunk would have released it).
+            for later in index..<count { plaintexts[later] = nil }
+            plaintexts[index] = diagnosis.released
+        } else if isFinal, count > 1 || firstCounter > 0, plaintexts[count - 1]?.isEmpty == true {
+            let number = firstCounter + UInt64(count)
+            failure = .payloadInvalid(
+                source: "", detail: "chunk \(number), the last, is empty after \(number - 1) chunks of data; only an empty file ends with an empty chunk")
+            plaintexts[count - 1] = nil
+        }
+    }
+
+    /// Why chunk `index` did not open, in the words a chunk-by-chunk reader uses, and what of it
+    /// such a reader would already have released: a full chunk that authenticates is released
+    /// before the reader learns that the stream is wrong after it.
+    private func diagnose(
+        index: Int, count: Int, key: SymmetricKey, firstCounter: UInt64, isFinal: Bool
+    ) -> (error: AgeError, released: [UInt8]?) {
+        let number = firstCounter + UInt64(index) + 1
+        let lower = index * Self.sealedSize
+        let chunk = UnsafeRawBufferPointer(rebasing: sealed[lower..<min(lower + Self.sealedSize, usable)])
+        let counter = firstCounter + UInt64(index)
+        func invalid(_ detail: String) -> AgeError { .payloadInvalid(source: "", detail: detail) }
+        if isFinal && index == count - 1 {
+            if chunk.count < AgePayload.tagSize {
+                return (invalid("chunk \(number) is \(chunk.count) bytes, shorter than its 16-byte tag (truncated)"), nil)
+            }
+            if let plaintext = AgePayload.open(chunk, key: key, counter: counter, last: false) {
+                if chunk.count == Self.sealedSize {
+                    return (invalid("the file ends after chunk \(number), which is not flagged last (truncated)"), plaintext)
+                }
+                return (invalid("chunk \(number) ends the file but is not flagged last (truncated)"), nil)
+            }
+            return (invalid("chunk \(number) does not authenticate (altered, or truncated inside it)"), nil)
+        }
+        if let plaintext = AgePayload.open(chunk, key: key, counter: counter, last: true) {
+            return (invalid("data follows chunk \(number), which is flagged last"), plaintext)
+        }
+        return (invalid("chunk \(number) does not authenticate (altered, reordered, or truncated inside it)"), nil)
+    }
+
+    /// Writes the plaintexts that opened, in order, then throws the batch's failure, if any.
+    func flush(to output: any AgeByteSink, source: String) throws(AgeError) {
+        for case let plaintext? in plaintexts {
+            try output.write(plaintext)
+        }
+        if let failure {
+            if case .payloadInvalid(_, let detail) = failure { throw AgeError.payloadInvalid(source: source, detail: detail) }
+            throw failure
+        }
+    }
+
+    private struct OpenBuffers: @unchecked Sendable {
+        let sealed: UnsafeRawBufferPointer
+        let results: UnsafeMutableBufferPointer<[UInt8]?>
+    }
+}
