@@ -62,6 +62,26 @@ public struct AgeEncryptor: Sendable {
         try outcome.get()
     }
 
+    /// ``encrypt(read:write:)`` with a writer of buffers, which are valid only during each
+    /// call: the sealed chunks reach it without being copied into arrays first (what
+    /// `signet encrypt` uses to write files and pipes).
+    ///
+    /// - Throws: as ``encrypt(read:write:)``.
+    public func encrypt(
+        read: (UnsafeMutableRawBufferPointer) throws -> Int, writeBuffer: (UnsafeRawBufferPointer) throws -> Void
+    ) throws(AgeError) {
+        let outcome = withoutActuallyEscaping(read) { (escapableRead) -> Result<Void, AgeError> in
+            withoutActuallyEscaping(writeBuffer) { (escapableWrite) -> Result<Void, AgeError> in
+                Result { () throws(AgeError) -> Void in
+                    try run(
+                        input: AgeClosureSource(escapableRead, path: "input"),
+                        output: AgeClosureSink(buffers: escapableWrite, path: "output"))
+                }
+            }
+        }
+        try outcome.get()
+    }
+
     /// Encrypts `plaintext` held in memory and returns the whole age file.
     ///
     /// - Throws: as ``encrypt(read:write:)``.
@@ -141,6 +161,25 @@ public struct AgeDecryptor: Sendable {
                     try run(
                         input: AgeClosureSource(escapableRead, path: source),
                         output: AgeClosureSink(escapableWrite, path: "output"), source: source)
+                }
+            }
+        }
+        try outcome.get()
+    }
+
+    /// ``decrypt(read:write:source:)`` with a writer of buffers, valid only during each call:
+    /// the plaintext reaches it without being copied into arrays first.
+    ///
+    /// - Throws: as ``decrypt(read:write:source:)``.
+    public func decrypt(
+        read: (UnsafeMutableRawBufferPointer) throws -> Int, writeBuffer: (UnsafeRawBufferPointer) throws -> Void, source: String
+    ) throws(AgeError) {
+        let outcome = withoutActuallyEscaping(read) { (escapableRead) -> Result<Void, AgeError> in
+            withoutActuallyEscaping(writeBuffer) { (escapableWrite) -> Result<Void, AgeError> in
+                Result { () throws(AgeError) -> Void in
+                    try run(
+                        input: AgeClosureSource(escapableRead, path: source),
+                        output: AgeClosureSink(buffers: escapableWrite, path: "output"), source: source)
                 }
             }
         }

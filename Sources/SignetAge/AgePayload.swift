@@ -14,9 +14,10 @@ enum AgePayload {
     static let tagSize = 16
     /// The random nonce between the header and the first chunk.
     static let nonceSize = 16
-    /// The most chunks sealed concurrently in one batch: with the input and output buffers,
-    /// encryption holds about 2 × 16 × 64 KiB = 2 MiB, whatever the input's size.
-    static let maximumBatch = 16
+    /// The chunks in one batch, sealed or opened concurrently: 32 × 64 KiB = 2 MiB, so that
+    /// the hand-offs between the reading thread and the workers are few. The pipeline holds
+    /// two batches of plaintext and two of ciphertext, about 8 MiB, whatever the input's size.
+    static let batchWidth = 32
 
     /// HKDF-SHA-256(ikm: file key, salt: nonce, info: "payload"), 32 bytes.
     static func key(fileKey: SecretBytes, nonce: [UInt8]) -> SymmetricKey {
@@ -31,36 +32,5 @@ enum AgePayload {
         for index in 0..<8 { bytes[3 + index] = UInt8(truncatingIfNeeded: counter >> UInt64(56 - 8 * index)) }
         bytes[11] = last ? 0x01 : 0x00
         return try! ChaChaPoly.Nonce(data: bytes)  // 12 bytes: never throws
-    }
-
-    // MARK: Sealing one chunk
-
-    /// Seals chunk `index` of `plain` (the batch's plaintext) into its place in `sealed`
-    /// (ciphertext ‖ tag); false when ChaCha20-Poly1305 fails (it cannot with these sizes).
-    static func sealChunk(
-        key: SymmetricKey, plain: UnsafeRawBufferPointer, sealed: UnsafeMutableRawBufferPointer, index: Int, counter: UInt64, last: Bool
-    ) -> Bool {
-        let lower = index * chunkSize
-        let upper = min(lower + chunkSize, plain.count)
-        do {
-            let box = try ChaChaPoly.seal(
-                UnsafeRawBufferPointer(rebasing: plain[lower..<upper]), using: key, nonce: chunkNonce(counter, last: last))
-            let target = UnsafeMutableRawBufferPointer(rebasing: sealed[(index * (chunkSize + tagSize))...])
-            // `combined` is nonce ‖ ciphertext ‖ tag; the file holds ciphertext ‖ tag.
-            box.combined.withUnsafeBytes { (combined: UnsafeRawBufferPointer) in
-                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: combined[12...]))
-            }
-            return true
-        } catch {
-            return false
-        }
-    }
-
-    /// The buffers of one batch, shared by its concurrent iterations (each touches only its
-    /// own ranges).
-    struct BatchBuffers: @unchecked Sendable {
-        let plain: UnsafeRawBufferPointer
-        let sealed: UnsafeMutableRawBufferPointer
-        let failures: UnsafeMutableBufferPointer<Bool>
     }
 }

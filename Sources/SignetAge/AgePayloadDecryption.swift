@@ -1,5 +1,6 @@
 import Crypto
 import Dispatch
+import Foundation
 import SignetCore
 
 /// Decryption of the payload in batches: the chunks of a batch are opened on every core, then
@@ -12,7 +13,7 @@ extension AgePayload {
     /// chunk flagged last, that ends inside a chunk, whose empty last chunk follows data, or
     /// that goes on after the chunk flagged last.
     static func decrypt(key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink, source: String) throws(AgeError) {
-        let width = max(1, min(max(8, 2 * SystemInfo.activeProcessorCount), maximumBatch))
+        let width = batchWidth
         let slots = (0..<2).map { _ in DecryptionSlot(width: width) }
         let opening = DispatchQueue(label: "signet.age.open", qos: .userInitiated)
         var counter: UInt64 = 0
@@ -57,7 +58,7 @@ extension AgePayload {
 
     /// The plaintext of one sealed chunk (ciphertext ‖ tag), or nil when it does not
     /// authenticate as chunk `counter` with this last flag.
-    static func open(_ chunk: UnsafeRawBufferPointer, key: SymmetricKey, counter: UInt64, last: Bool) -> [UInt8]? {
+    static func open(_ chunk: UnsafeRawBufferPointer, key: SymmetricKey, counter: UInt64, last: Bool) -> Data? {
         let split = chunk.count - tagSize
         guard split >= 0,
             let box = try? ChaChaPoly.SealedBox(
@@ -66,7 +67,7 @@ extension AgePayload {
                 tag: UnsafeRawBufferPointer(rebasing: chunk[split...])),
             let plaintext = try? ChaChaPoly.open(box, using: key)
         else { return nil }
-        return [UInt8](plaintext)
+        return plaintext
     }
 }
 
@@ -77,7 +78,7 @@ final class DecryptionSlot: @unchecked Sendable {
     let sealed: UnsafeMutableRawBufferPointer
     var usable = 0
     /// Each chunk's plaintext, in order, up to the first that did not open.
-    var plaintexts: [[UInt8]?]
+    var plaintexts: [Data?]
     /// Why the batch stops early: the refusal, after the plaintexts before it are written.
     var failure: AgeError?
 
@@ -110,7 +111,7 @@ final class DecryptionSlot: @unchecked Sendable {
     /// are all full and none is flagged last, and in the last batch only the last chunk is.
     func open(key: SymmetricKey, count: Int, firstCounter: UInt64, isFinal: Bool) {
         let sealed = UnsafeRawBufferPointer(rebasing: self.sealed[0..<usable])
-        let results = UnsafeMutableBufferPointer<[UInt8]?>.allocate(capacity: count)
+        let results = UnsafeMutableBufferPointer<Data?>.allocate(capacity: count)
         results.initialize(repeating: nil)
         defer { results.deinitialize().deallocate() }
         let shared = OpenBuffers(sealed: sealed, results: results)
@@ -143,7 +144,7 @@ final class DecryptionSlot: @unchecked Sendable {
     /// before the reader learns that the stream is wrong after it.
     private func diagnose(
         index: Int, count: Int, key: SymmetricKey, firstCounter: UInt64, isFinal: Bool
-    ) -> (error: AgeError, released: [UInt8]?) {
+    ) -> (error: AgeError, released: Data?) {
         let number = firstCounter + UInt64(index) + 1
         let lower = index * Self.sealedSize
         let chunk = UnsafeRawBufferPointer(rebasing: sealed[lower..<min(lower + Self.sealedSize, usable)])
@@ -170,8 +171,12 @@ final class DecryptionSlot: @unchecked Sendable {
     /// Writes the plaintexts that opened, in order, then throws the batch's failure, if any.
     func flush(to output: any AgeByteSink, source: String) throws(AgeError) {
         for case let plaintext? in plaintexts {
-            try output.write(plaintext)
+            let written = plaintext.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+                Result { () throws(AgeError) in try output.write(buffer: buffer) }
+            }
+            try written.get()
         }
+        plaintexts = []
         if let failure {
             if case .payloadInvalid(_, let detail) = failure { throw AgeError.payloadInvalid(source: source, detail: detail) }
             throw failure
@@ -180,6 +185,6 @@ final class DecryptionSlot: @unchecked Sendable {
 
     private struct OpenBuffers: @unchecked Sendable {
         let sealed: UnsafeRawBufferPointer
-        let results: UnsafeMutableBufferPointer<[UInt8]?>
+        let results: UnsafeMutableBufferPointer<Data?>
     }
 }

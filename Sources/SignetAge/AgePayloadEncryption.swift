@@ -1,5 +1,6 @@
 import Crypto
 import Dispatch
+import Foundation
 import SignetCore
 
 /// Encryption of the payload as a pipeline over three batches: while the chunks of batch N are
@@ -8,7 +9,7 @@ import SignetCore
 extension AgePayload {
     /// Seals everything `input` yields into `output`.
     static func encrypt(key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink) throws(AgeError) {
-        let width = max(1, min(max(8, 2 * SystemInfo.activeProcessorCount), maximumBatch))
+        let width = batchWidth
         let slots = (0..<2).map { _ in EncryptionSlot(width: width) }
         let sealing = DispatchQueue(label: "signet.age.seal", qos: .userInitiated)
         var counter: UInt64 = 0
@@ -47,23 +48,21 @@ extension AgePayload {
     }
 }
 
-/// One batch's buffers: the plaintext read, the sealed chunks, and what sealing found. Used by
-/// one thread at a time: the reading thread fills and flushes it, a sealing job seals it, and
-/// the pipeline waits for the job before the slot is touched again.
+/// One batch: the plaintext read, and each chunk's sealed box once sealed. Used by one thread
+/// at a time: the reading thread fills and flushes it, a sealing job seals it, and the
+/// pipeline waits for the job before the slot is touched again.
 final class EncryptionSlot: @unchecked Sendable {
     let width: Int
     /// Plaintext: a full batch, and one byte more to learn whether the batch ends the file.
     let plain: UnsafeMutableRawBufferPointer
-    /// The sealed batch, handed to the sink whole (no copy when the batch is full).
-    var sealed: [UInt8]
     var usable = 0
-    var sealedCount = 0
-    var failedChunk: Int?
+    /// Each chunk's `nonce ‖ ciphertext ‖ tag` as swift-crypto returns it; written from byte 12
+    /// on, without a copy. Nil for a chunk that could not be sealed.
+    var boxes: [Data?] = []
 
     init(width: Int) {
         self.width = width
         plain = UnsafeMutableRawBufferPointer.allocate(byteCount: width * AgePayload.chunkSize + 1, alignment: 16)
-        sealed = [UInt8](repeating: 0, count: width * (AgePayload.chunkSize + AgePayload.tagSize))
     }
 
     deinit { plain.deallocate() }
@@ -86,30 +85,39 @@ final class EncryptionSlot: @unchecked Sendable {
         return (count, isFinal)
     }
 
-    /// Seals the batch's `count` chunks concurrently into ``sealed``.
+    /// Seals the batch's `count` chunks concurrently into ``boxes``.
     func seal(key: SymmetricKey, count: Int, firstCounter: UInt64, endsFile: Bool) {
-        let plain = UnsafeRawBufferPointer(rebasing: self.plain[0..<usable])
-        failedChunk = nil
-        sealed.withUnsafeMutableBytes { target in
-            let failures = UnsafeMutableBufferPointer<Bool>.allocate(capacity: count)
-            failures.initialize(repeating: false)
-            defer { failures.deallocate() }
-            let buffers = AgePayload.BatchBuffers(plain: plain, sealed: target, failures: failures)
-            DispatchQueue.concurrentPerform(iterations: count) { index in
-                buffers.failures[index] = !AgePayload.sealChunk(
-                    key: key, plain: buffers.plain, sealed: buffers.sealed, index: index,
-                    counter: firstCounter + UInt64(index), last: endsFile && index == count - 1)
-            }
-            failedChunk = failures.firstIndex(of: true)
+        let results = UnsafeMutableBufferPointer<Data?>.allocate(capacity: count)
+        results.initialize(repeating: nil)
+        defer { results.deinitialize().deallocate() }
+        let shared = SealBuffers(plain: UnsafeRawBufferPointer(rebasing: plain[0..<usable]), results: results)
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            let lower = index * AgePayload.chunkSize
+            let upper = min(lower + AgePayload.chunkSize, shared.plain.count)
+            shared.results[index] = try? ChaChaPoly.seal(
+                UnsafeRawBufferPointer(rebasing: shared.plain[lower..<upper]), using: key,
+                nonce: AgePayload.chunkNonce(firstCounter + UInt64(index), last: endsFile && index == count - 1)
+            ).combined
         }
-        sealedCount = plain.count + count * AgePayload.tagSize
+        boxes = Array(results)
     }
 
-    /// Writes the sealed batch to `output`.
+    /// Writes the sealed chunks to `output`, in order: each box without its 12-byte nonce.
     func flush(to output: any AgeByteSink, firstCounter: UInt64) throws(AgeError) {
-        if let failed = failedChunk {
-            throw AgeError.io(path: "output", detail: "ChaCha20-Poly1305 could not seal chunk \(firstCounter + UInt64(failed) + 1)")
+        for (index, box) in boxes.enumerated() {
+            guard let box else {
+                throw AgeError.io(path: "output", detail: "ChaCha20-Poly1305 could not seal chunk \(firstCounter + UInt64(index) + 1)")
+            }
+            let written = box.withUnsafeBytes { (combined: UnsafeRawBufferPointer) in
+                Result { () throws(AgeError) in try output.write(buffer: UnsafeRawBufferPointer(rebasing: combined[12...])) }
+            }
+            try written.get()
         }
-        try output.write(sealedCount == sealed.count ? sealed : Array(sealed[0..<sealedCount]))
+        boxes = []
+    }
+
+    private struct SealBuffers: @unchecked Sendable {
+        let plain: UnsafeRawBufferPointer
+        let results: UnsafeMutableBufferPointer<Data?>
     }
 }

@@ -13,8 +13,17 @@ protocol AgeByteSource: AnyObject {
 protocol AgeByteSink: AnyObject {
     /// Takes `bytes`, in order.
     func write(_ bytes: [UInt8]) throws(AgeError)
+    /// Takes the bytes `buffer` points to, in order; they are valid only during the call.
+    func write(buffer: UnsafeRawBufferPointer) throws(AgeError)
     /// Flushes whatever the layer still holds; called once, after the last write.
     func finish() throws(AgeError)
+}
+
+extension AgeByteSink {
+    /// By default a buffer is written as an array (a copy).
+    func write(buffer: UnsafeRawBufferPointer) throws(AgeError) {
+        try write(Array(buffer))
+    }
 }
 
 extension AgeByteSource {
@@ -71,21 +80,47 @@ final class AgeClosureSource: AgeByteSource {
     }
 }
 
-/// The caller's writer as a sink.
+/// The caller's writer as a sink: of arrays, or of buffers (which saves a copy).
 final class AgeClosureSink: AgeByteSink {
-    private let body: ([UInt8]) throws -> Void
+    private let arrays: (([UInt8]) throws -> Void)?
+    private let buffers: ((UnsafeRawBufferPointer) throws -> Void)?
     private let path: String
 
-    /// A sink calling `body`; its errors name `path`.
+    /// A sink calling `body` with arrays; its errors name `path`.
     init(_ body: @escaping ([UInt8]) throws -> Void, path: String) {
-        self.body = body
+        arrays = body
+        buffers = nil
+        self.path = path
+    }
+
+    /// A sink calling `body` with buffers valid during the call; its errors name `path`.
+    init(buffers body: @escaping (UnsafeRawBufferPointer) throws -> Void, path: String) {
+        arrays = nil
+        buffers = body
         self.path = path
     }
 
     func write(_ bytes: [UInt8]) throws(AgeError) {
         guard !bytes.isEmpty else { return }
         do {
-            try body(bytes)
+            if let arrays {
+                try arrays(bytes)
+            } else {
+                try bytes.withUnsafeBytes { buffer in try buffers?(buffer) }
+            }
+        } catch {
+            throw AgeError.fromCaller(error, path: path)
+        }
+    }
+
+    func write(buffer: UnsafeRawBufferPointer) throws(AgeError) {
+        guard !buffer.isEmpty else { return }
+        do {
+            if let buffers {
+                try buffers(buffer)
+            } else {
+                try arrays?(Array(buffer))
+            }
         } catch {
             throw AgeError.fromCaller(error, path: path)
         }

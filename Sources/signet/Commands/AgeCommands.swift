@@ -94,7 +94,7 @@ struct EncryptCommand: AsyncParsableCommand {
         defer { bar?.finish() }
         try encryptor.encrypt(
             read: { buffer in try source.fill(buffer, progress: bar) },
-            write: { bytes in try sink.write(bytes) })
+            writeBuffer: { buffer in try sink.write(buffer: buffer) })
         bar?.finish()
         try sink.commit()
     }
@@ -181,7 +181,7 @@ struct DecryptCommand: AsyncParsableCommand {
         do {
             try decryptor.decrypt(
                 read: { buffer in try source.fill(buffer, progress: bar) },
-                write: { bytes in try sink.write(bytes) },
+                writeBuffer: { buffer in try sink.write(buffer: buffer) },
                 source: source.displayName)
         } catch {
             // The passphrase could not be had (no terminal, no file): report that, not its echo.
@@ -251,10 +251,15 @@ final class StreamedOutput {
 
     /// Appends `bytes`.
     func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buffer in try write(buffer: buffer) }
+    }
+
+    /// Appends the bytes `buffer` points to.
+    func write(buffer: UnsafeRawBufferPointer) throws {
         if let file {
-            try bytes.withUnsafeBytes { buffer in try file.write(buffer) }
+            try file.write(buffer)
         } else {
-            Console.write(bytes: bytes)
+            Console.write(buffer: buffer)
         }
     }
 

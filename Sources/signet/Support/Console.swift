@@ -16,6 +16,11 @@ enum Console {
         writeAll(fd: 1, bytes)
     }
 
+    /// Writes the bytes `buffer` points to on standard output.
+    static func write(buffer: UnsafeRawBufferPointer) {
+        writeAll(fd: 1, buffer)
+    }
+
     /// Writes `text` to standard error.
     static func writeError(_ text: String) {
         writeAll(fd: 2, Array(text.utf8))
@@ -43,16 +48,18 @@ enum Console {
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     private static func writeAll(fd: Int32, _ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return  // A closed pipe: nothing sensible left to do with the output.
-                }
-                offset += written
+        bytes.withUnsafeBytes { buffer in writeAll(fd: fd, buffer) }
+    }
+
+    private static func writeAll(fd: Int32, _ buffer: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < buffer.count {
+            let written = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return  // A closed pipe: nothing sensible left to do with the output.
             }
+            offset += written
         }
     }
 }
