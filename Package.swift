@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SignetX509", targets: ["SignetX509"]),
         .library(name: "SignetTLS", targets: ["SignetTLS"]),
         .library(name: "SignetAge", targets: ["SignetAge"]),
+        .library(name: "SignetPKCS11", targets: ["SignetPKCS11"]),
         .executable(name: "signet", targets: ["signet"]),
     ],
     dependencies: [
@@ -122,6 +123,20 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The PKCS#11 header (Debian: libp11-kit-dev) and dlopen, for SignetPKCS11.
+        .systemLibrary(
+            name: "CPKCS11", path: "Sources/CPKCS11",
+            providers: [.apt(["libp11-kit-dev"]), .brew(["p11-kit"])]),
+        // Keys on PKCS#11 tokens (YubiKeys, TPMs, HSMs, SoftHSM2) as Signers, by RFC 7512 URIs;
+        // the module is loaded at run time.
+        .target(
+            name: "SignetPKCS11",
+            dependencies: [
+                "SignetCore",
+                "CPKCS11",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // TLS over SwiftNIO SSL that enforces chain, hostname and pins, and a small HTTPS
         // client on it (AsyncHTTPClient has no hook for a verification callback).
         .target(
@@ -148,6 +163,7 @@ let package = Package(
                 "SignetHTTP",
                 "SignetHTTPClient",
                 "SignetAge",
+                "SignetPKCS11",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -178,6 +194,11 @@ let package = Package(
             name: "SignetCoreTests",
             dependencies: ["SignetCore", "SignetTestSupport"],
             resources: [.copy("Vectors")]
+        ),
+        // Against SoftHSM2 tokens made for the run (Debian: softhsm2, opensc for pkcs11-tool).
+        .testTarget(
+            name: "SignetPKCS11Tests",
+            dependencies: ["SignetPKCS11", "SignetCore", "SignetTestSupport", "CPKCS11"]
         ),
         .testTarget(
             name: "SignetVaultTests",

@@ -1,0 +1,116 @@
+import CPKCS11
+import SignetCore
+
+extension PKCS11Module {
+    /// Generates a key pair on the one token `token` selects (by its `token`, `serial`, slot
+    /// or library attributes; object attributes are ignored) and returns it, with its public key.
+    ///
+    /// The private key is a token object that is private, sensitive, never extractable and may
+    /// sign; the public key is a public token object (readable without logging in) that may
+    /// verify. Both carry `label` and, when it is not empty, `id`. P-256 and P-384 keys use
+    /// `CKM_EC_KEY_PAIR_GEN` with the curve's OID; RSA keys `CKM_RSA_PKCS_KEY_PAIR_GEN` with the
+    /// exponent 65537; Ed25519 keys `CKM_EC_EDWARDS_KEY_PAIR_GEN` with the OID 1.3.101.112, or,
+    /// when a token refuses that, the PrintableString `edwards25519` older tokens expect.
+    ///
+    /// Nothing stops two keys from sharing a label or an id; a caller that wants them unique
+    /// checks with ``listKeys(matching:pin:policy:)`` first.
+    ///
+    /// - Parameters:
+    ///   - type: the kind of key; RSA-1024 only under a policy that allows weak RSA keys.
+    ///   - pin: asked when the token needs a login.
+    /// - Throws: ``PKCS11Error/noMatch(uri:detail:)`` or ``PKCS11Error/ambiguous(uri:count:)``
+    ///   when the URI does not select exactly one token,
+    ///   ``PKCS11Error/unsupportedMechanism(token:mechanism:)`` when the token cannot make such
+    ///   keys, and the PIN errors.
+    public func generateKeyPair(
+        token uri: PKCS11URI, type: KeyGenerationType, label: String, id: [UInt8],
+        pin: any PKCS11PINProvider = PKCS11NoPIN(), policy: KeyPolicy = .strict
+    ) throws -> PKCS11KeyObject {
+        if type.isWeak && !policy.allowWeakRSA {
+            throw PKCS11Error.unsupportedKey(uri: uri.description, detail: "RSA-1024 keys are generated only when weak RSA keys are allowed")
+        }
+        return try locked { (table: inout SessionTable) throws -> PKCS11KeyObject in
+            let slot = try uniqueSlot(uri)
+            guard let token = slot.token else { throw PKCS11Error.failed("C_GetTokenInfo", CKR_TOKEN_NOT_PRESENT) }
+            return try withSession(slot, login: true, pin: pin, table: &table) { (session: CK_SESSION_HANDLE) throws -> PKCS11KeyObject in
+                let (publicHandle, privateHandle) = try generate(type, label: label, id: id, token: token, session: session)
+                let keyType: PKCS11KeyType = (type == .p256 || type == .p384) ? .ec : type == .ed25519 ? .ecEdwards : .rsa
+                return try describe(
+                    slot: slot, label: label, id: id, keyType: keyType, privateHandle: privateHandle, publicHandle: publicHandle,
+                    always: false, session: session, policy: policy)
+            }
+        }
+    }
+
+    /// Makes the two objects; returns the public key's handle, then the private key's.
+    private func generate(
+        _ type: KeyGenerationType, label: String, id: [UInt8], token: PKCS11TokenInfo, session: CK_SESSION_HANDLE
+    ) throws -> (CK_OBJECT_HANDLE, CK_OBJECT_HANDLE) {
+        guard let generateCall = functions.pointee.C_GenerateKeyPair else { throw PKCS11Error.missing("C_GenerateKeyPair") }
+        var publicTemplate = AttributeTemplate()
+        publicTemplate.add(CKA_TOKEN, bool: true)
+        publicTemplate.add(CKA_PRIVATE, bool: false)
+        publicTemplate.add(CKA_VERIFY, bool: true)
+        publicTemplate.add(CKA_LABEL, text: label)
+        if !id.isEmpty { publicTemplate.add(CKA_ID, bytes: id) }
+        var privateTemplate = AttributeTemplate()
+        privateTemplate.add(CKA_TOKEN, bool: true)
+        privateTemplate.add(CKA_PRIVATE, bool: true)
+        privateTemplate.add(CKA_SENSITIVE, bool: true)
+        privateTemplate.add(CKA_EXTRACTABLE, bool: false)
+        privateTemplate.add(CKA_SIGN, bool: true)
+        privateTemplate.add(CKA_LABEL, text: label)
+        if !id.isEmpty { privateTemplate.add(CKA_ID, bytes: id) }
+
+        let mechanismType: CK_MECHANISM_TYPE
+        let mechanismName: String
+        // The CKA_EC_PARAMS forms to try in turn; one empty entry for RSA, which has none.
+        var parameterForms: [[UInt8]] = [[]]
+        switch type {
+        case .p256, .p384:
+            mechanismType = CKM_EC_KEY_PAIR_GEN
+            mechanismName = "CKM_EC_KEY_PAIR_GEN"
+            parameterForms = [type == .p256 ? CurveParameters.p256 : CurveParameters.p384]
+        case .ed25519:
+            mechanismType = CKM_EC_EDWARDS_KEY_PAIR_GEN
+            mechanismName = "CKM_EC_EDWARDS_KEY_PAIR_GEN"
+            parameterForms = [CurveParameters.ed25519, CurveParameters.edwards25519]
+        case .rsa1024, .rsa2048, .rsa3072, .rsa4096:
+            mechanismType = CKM_RSA_PKCS_KEY_PAIR_GEN
+            mechanismName = "CKM_RSA_PKCS_KEY_PAIR_GEN"
+            let bits: CK_ULONG = type == .rsa1024 ? 1024 : type == .rsa2048 ? 2048 : type == .rsa3072 ? 3072 : 4096
+            publicTemplate.add(CKA_MODULUS_BITS, ulong: bits)
+            publicTemplate.add(CKA_PUBLIC_EXPONENT, bytes: [0x01, 0x00, 0x01])
+        }
+
+        var lastFailure: CK_RV = CKR_OK
+        for parameters in parameterForms {
+            var attempt = publicTemplate
+            if !parameters.isEmpty { attempt.add(CKA_EC_PARAMS, bytes: parameters) }
+            var mechanism = CK_MECHANISM(mechanism: mechanismType, pParameter: nil, ulParameterLen: 0)
+            var publicHandle: CK_OBJECT_HANDLE = 0
+            var privateHandle: CK_OBJECT_HANDLE = 0
+            let rv: CK_RV = try attempt.withAttributes { publicAttributes, publicCount in
+                try privateTemplate.withAttributes { privateAttributes, privateCount in
+                    generateCall(session, &mechanism, publicAttributes, publicCount, privateAttributes, privateCount, &publicHandle, &privateHandle)
+                }
+            }
+            switch rv {
+            case CKR_OK:
+                return (publicHandle, privateHandle)
+            case CKR_MECHANISM_INVALID:
+                throw PKCS11Error.unsupportedMechanism(token: token.label, mechanism: mechanismName)
+            case CKR_ATTRIBUTE_VALUE_INVALID, CKR_DOMAIN_PARAMS_INVALID, CKR_CURVE_NOT_SUPPORTED, CKR_TEMPLATE_INCONSISTENT:
+                lastFailure = rv  // perhaps the other form of the curve's parameters
+            case CKR_KEY_SIZE_RANGE:
+                throw PKCS11Error.unsupportedMechanism(token: token.label, mechanism: "\(mechanismName) for \(type.rawValue) keys")
+            default:
+                throw PKCS11Error.failed("C_GenerateKeyPair", rv)
+            }
+        }
+        if lastFailure == CKR_CURVE_NOT_SUPPORTED || lastFailure == CKR_DOMAIN_PARAMS_INVALID {
+            throw PKCS11Error.unsupportedMechanism(token: token.label, mechanism: "\(mechanismName) for \(type.rawValue) keys")
+        }
+        throw PKCS11Error.failed("C_GenerateKeyPair", lastFailure)
+    }
+}
