@@ -37,6 +37,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "SignetX509", package: "Signet"),
                 .product(name: "SignetTLS", package: "Signet"),
+                .product(name: "SignetPKCS11", package: "Signet"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),

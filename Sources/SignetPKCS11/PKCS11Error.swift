@@ -171,4 +171,11 @@ extension PKCS11Error {
         return ["CKR_SESSION_HANDLE_INVALID", "CKR_SESSION_CLOSED", "CKR_USER_NOT_LOGGED_IN", "CKR_OPERATION_ACTIVE",
                 "CKR_DEVICE_REMOVED", "CKR_TOKEN_NOT_PRESENT"].contains(rv)
     }
+
+    /// Whether the failure means an object handle is no longer valid (another token in the
+    /// slot, or the object was re-created), so looking the key up again may work.
+    var isStaleHandle: Bool {
+        guard case .tokenFailure(_, let rv, _) = self else { return false }
+        return rv == "CKR_KEY_HANDLE_INVALID" || rv == "CKR_OBJECT_HANDLE_INVALID"
+    }
 }

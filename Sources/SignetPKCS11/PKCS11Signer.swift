@@ -55,6 +55,17 @@ extension PKCS11Module {
     /// The longest signature accepted from a token (RSA-16384 makes 2 KiB).
     static let maximumSignatureLength: CK_ULONG = 4096
 
+    /// The size of a signature by `key`, when its public key tells (0 otherwise).
+    static func expectedSignatureLength(_ key: PKCS11KeyObject) -> CK_ULONG {
+        switch key.publicKey?.kind {
+        case .p256?: return 64
+        case .p384?: return 96
+        case .ed25519?: return 64
+        case .rsa(let bits)?: return CK_ULONG((bits + 7) / 8)
+        case nil: return 0
+        }
+    }
+
     /// Signs `data` with the private key of `key`. `data` is what the mechanism takes: a digest
     /// for ``PKCS11SignMechanism/ecdsa`` and ``PKCS11SignMechanism/rsaPSS(_:)``, a `DigestInfo`
     /// for ``PKCS11SignMechanism/rsaPKCS1v15``, the message for ``PKCS11SignMechanism/eddsa``.
@@ -68,6 +79,19 @@ extension PKCS11Module {
             throw PKCS11Error.unsupportedKey(uri: key.uri.description, detail: "only its public key is in view; signing needs the private key")
         }
         return try locked { (table: inout SessionTable) throws -> [UInt8] in
+            // The fast path: the session already open (and logged in) for this token. A token
+            // swapped in the meantime makes the handle stale, and the slow path below checks.
+            if let cached = table.sessions[CK_SLOT_ID(key.slotID)], cached.label == key.token.label, cached.serial == key.token.serial,
+                cached.loggedIn || !key.token.loginRequired
+            {
+                do {
+                    return try signOnce(
+                        data, handle: CK_OBJECT_HANDLE(privateHandle), key: key, token: key.token, mechanism: mechanism, pin: pin,
+                        session: cached.handle)
+                } catch let error as PKCS11Error where error.isStaleSession || error.isStaleHandle {
+                    dropSession(key.slotID, table: &table)
+                }
+            }
             let slot = try slotInfo(CK_SLOT_ID(key.slotID))
             guard let token = slot.token, token.label == key.token.label, token.serial == key.token.serial else {
                 throw PKCS11Error.noMatch(uri: key.uri.description, detail: "the token is no longer in slot \(key.slotID)")
@@ -108,19 +132,36 @@ extension PKCS11Module {
         // An empty message still gets a valid pointer: some modules refuse a null one.
         var input = data.isEmpty ? [0] : data
         let inputLength = CK_ULONG(data.count)
-        var length: CK_ULONG = 0
-        let measured: CK_RV = input.withUnsafeMutableBufferPointer { buffer in
-            signCall(session, buffer.baseAddress, inputLength, nil, &length)
+        // One call when the signature's size is known from the key; else (or when the module
+        // wants more) the length is asked for first, as PKCS#11 allows.
+        var length: CK_ULONG = Self.expectedSignatureLength(key)
+        if length == 0 {
+            let measured: CK_RV = input.withUnsafeMutableBufferPointer { buffer in
+                signCall(session, buffer.baseAddress, inputLength, nil, &length)
+            }
+            guard measured == CKR_OK else { throw PKCS11Error.failed("C_Sign", measured) }
         }
-        guard measured == CKR_OK else { throw PKCS11Error.failed("C_Sign", measured) }
         guard length > 0, length <= Self.maximumSignatureLength else {
             throw PKCS11Error.misbehaved("C_Sign", "it asks for a signature buffer of \(length) bytes")
         }
         var signature = [UInt8](repeating: 0, count: Int(length))
         var written = length
-        let signed: CK_RV = input.withUnsafeMutableBufferPointer { inputBuffer in
+        var signed: CK_RV = input.withUnsafeMutableBufferPointer { inputBuffer in
             signature.withUnsafeMutableBufferPointer { outputBuffer in
                 signCall(session, inputBuffer.baseAddress, inputLength, outputBuffer.baseAddress, &written)
+            }
+        }
+        if signed == CKR_BUFFER_TOO_SMALL {
+            // The operation stays active; `written` is the size the module needs.
+            guard written > length, written <= Self.maximumSignatureLength else {
+                throw PKCS11Error.misbehaved("C_Sign", "it asks for a signature buffer of \(written) bytes")
+            }
+            length = written
+            signature = [UInt8](repeating: 0, count: Int(length))
+            signed = input.withUnsafeMutableBufferPointer { inputBuffer in
+                signature.withUnsafeMutableBufferPointer { outputBuffer in
+                    signCall(session, inputBuffer.baseAddress, inputLength, outputBuffer.baseAddress, &written)
+                }
             }
         }
         guard signed == CKR_OK else { throw PKCS11Error.failed("C_Sign", signed) }

@@ -7,16 +7,20 @@
 //   signet-bench verify-loop COUNT       # one HMAC-signed request verified COUNT times (for perf)
 //   signet-bench tls SECONDS             # TLS handshakes/s on loopback: no pins, pins, BoringSSL's own check
 //   signet-bench chain-verify DIR COUNT  # chain validations/s (writes the chain to DIR for openssl verify)
+//   signet-bench pkcs11 MODULE URI PINFILE SECONDS  # token signatures/s: PKCS11Signer vs a raw C_Sign loop
 import Foundation
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT\n".utf8))
+    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS\n".utf8))
     exit(2)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    if arguments.first == "tls" {
+    if arguments.first == "pkcs11" {
+        guard arguments.count == 5, let seconds = Double(arguments[4]), seconds > 0 else { usage() }
+        try await pkcs11Bench(module: arguments[1], uri: arguments[2], pinFile: arguments[3], seconds: seconds)
+    } else if arguments.first == "tls" {
         guard arguments.count == 2, let seconds = Double(arguments[1]), seconds > 0 else { usage() }
         try await tlsBench(seconds: seconds)
     } else if arguments.first == "chain-verify" {

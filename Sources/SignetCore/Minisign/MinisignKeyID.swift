@@ -1,3 +1,5 @@
+import Crypto
+
 /// The 8 random bytes that name a minisign key pair: stored in the public key, the secret key
 /// and every signature, so that a signature made by another key is recognised before any
 /// cryptography runs.
@@ -20,6 +22,14 @@ public struct MinisignKeyID: Sendable, Hashable, CustomStringConvertible {
     /// A new random key id.
     public static func random() -> MinisignKeyID {
         MinisignKeyID(checked: RandomBytes.make(byteCount))
+    }
+
+    /// The key id Signet gives an Ed25519 key that has none of its own (a key on a token, which
+    /// minisign never made): the first 8 bytes of SHA-256 over the raw 32-byte public key, so
+    /// that the signatures and the public key file written for it agree without storing
+    /// anything.
+    public static func derived(fromEd25519 rawKey: [UInt8]) -> MinisignKeyID {
+        MinisignKeyID(checked: Array(SHA256.hash(data: rawKey).prefix(byteCount)))
     }
 
     init(checked bytes: [UInt8]) {

@@ -10,12 +10,16 @@ struct MinisignSign: AsyncParsableCommand {
         Writes FILE.minisig (or -x SIG for the first file). The file's BLAKE2b-512 digest is \
         signed ("ED", streamed, any size); -l signs the whole file ("Ed", legacy, at most \
         128 MiB). The trusted comment (default: timestamp:<unix time>, file:<name>, hashed) \
-        is signed too. Existing signature files are replaced only with -f.
+        is signed too. Existing signature files are replaced only with -f. -s may name an \
+        Ed25519 key on a PKCS#11 token (pkcs11:token=…;object=…): the signature's key id is \
+        then derived from the key, and 'signet token public URI --format minisign' writes the \
+        matching public key file.
         """
     )
 
     @Option(name: .customShort("s"), help: ArgumentHelp(
-        "The secret key file (default: ~/.minisign/minisign.key, or $MINISIGN_CONFIG_DIR/minisign.key).", valueName: "SEC"))
+        "The secret key file, or a pkcs11: URI (default: ~/.minisign/minisign.key, or $MINISIGN_CONFIG_DIR/minisign.key).",
+        valueName: "SEC"))
     var secretKeyPath: String?
 
     @Option(name: .customShort("p"), help: ArgumentHelp("A public key file to check the secret key against.", valueName: "PUB"))
@@ -44,6 +48,7 @@ struct MinisignSign: AsyncParsableCommand {
     var force = false
 
     @OptionGroup var passphrase: MinisignPassphraseOption
+    @OptionGroup var pkcs11: PKCS11Options
     @OptionGroup var quietOption: QuietOption
 
     func validate() throws {
@@ -59,22 +64,37 @@ struct MinisignSign: AsyncParsableCommand {
         if !force {
             for (_, output) in jobs where AtomicFile.exists(output) { throw SignetCoreError.outputExists(path: output) }
         }
-        let key = try MinisignCommand.loadSecretKey(secretKeyPath ?? MinisignCommand.defaultSecretKeyPath, passphraseFile: passphrase.passphraseFile)
+        let (signer, publicKey) = try await signerAndPublicKey()
         if let publicKeyPath {
-            guard try MinisignPublicKey.read(path: publicKeyPath) == key.publicKey else {
+            guard try MinisignPublicKey.read(path: publicKeyPath) == publicKey else {
                 throw SignetCoreError.mismatch(detail: "\(publicKeyPath): is not the public key of this secret key (verification would fail)")
             }
         }
         let options = MinisignFile.Options(trustedComment: trustedComment, untrustedComment: untrustedComment, legacy: legacy)
-        let signer = key.signer
         for (path, output) in jobs {
             let bar = ProgressBar.make(label: "signing", total: FileSize.of(path), quiet: quietOption.quiet)
             defer { bar?.finish() }
-            let signature = try await MinisignFile.sign(path: path, signer: signer, keyID: key.keyID, options: options, progress: bar?.callback)
+            let signature = try await MinisignFile.sign(path: path, signer: signer, keyID: publicKey.keyID, options: options, progress: bar?.callback)
             bar?.finish()
             try AtomicFile.write(signature.fileContents, to: output, permissions: .standard, overwrite: force)
-            Console.note("\(path): signed with key \(key.keyID) to \(output)", quiet: quietOption.quiet)
+            Console.note("\(path): signed with key \(publicKey.keyID) to \(output)", quiet: quietOption.quiet)
         }
+    }
+
+    /// The signer and minisign public key of `-s`: a minisign secret key file, or an Ed25519
+    /// key on a token, whose key id is derived from the key.
+    private func signerAndPublicKey() async throws -> (any Signer, MinisignPublicKey) {
+        let path = secretKeyPath ?? MinisignCommand.defaultSecretKeyPath
+        guard path.hasPrefix("pkcs11:") else {
+            let key = try MinisignCommand.loadSecretKey(path, passphraseFile: passphrase.passphraseFile)
+            return (key.signer, key.publicKey)
+        }
+        let resolver = KeySourceResolver(providers: [pkcs11.keySource])
+        let signer = try await resolver.signer(path, algorithm: .ed25519)
+        guard let raw = signer.publicKey.ed25519Key?.rawRepresentation else {
+            throw SignetCoreError.invalidArgument(detail: "\(path): minisign signs with Ed25519 keys, this is \(signer.publicKey.kind)")
+        }
+        return (signer, try MinisignPublicKey(keyID: MinisignKeyID.derived(fromEd25519: Array(raw)), rawKey: Array(raw)))
     }
 }
 

@@ -23,16 +23,19 @@ struct KeyAccessOptions: ParsableArguments {
         valueName: "PATH"))
     var vault: String?
 
+    @OptionGroup var pkcs11: PKCS11Options
+
     var policy: KeyPolicy { KeyPolicy(allowWeakRSA: allowWeak) }
 
     var passphrases: CLIPassphraseProvider { CLIPassphraseProvider(passphraseFile: passphraseFile) }
 
-    /// The resolver that turns `--key` values into signers and public keys: files, `-`, and
+    /// The resolver that turns `--key` values into signers and public keys: files, `-`,
     /// `vault:SERVICE/ACCOUNT` (the vault is opened only when such a key is used; its
-    /// passphrase comes from the same sources as a key file's).
+    /// passphrase comes from the same sources as a key file's) and `pkcs11:` URIs (keys on
+    /// tokens, with `--module` and the PIN sources).
     var resolver: KeySourceResolver {
         let vaultAccess = VaultAccess(explicitPath: vault, passphraseFile: passphraseFile, keyFile: nil)
-        return KeySourceResolver(policy: policy, passphrases: passphrases, providers: [vaultAccess.keySource])
+        return KeySourceResolver(policy: policy, passphrases: passphrases, providers: [vaultAccess.keySource, pkcs11.keySource])
     }
 }
 
