@@ -173,7 +173,7 @@ let package = Package(
         .target(
             name: "SignetFuzzTargets",
             dependencies: [
-                "SignetCore", "SignetBundle", "SignetHTTP", "SignetVault", "SignetX509", "SignetAge",
+                "SignetCore", "SignetBundle", "SignetHTTP", "SignetVault", "SignetX509", "SignetAge", "SignetPKCS11",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "X509", package: "swift-certificates"),
             ]

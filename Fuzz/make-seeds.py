@@ -689,6 +689,30 @@ def x509():
     write("pin-set", "one-pin-refused.json", json.dumps({"version": 1, "hosts": [{"host": "example.org", "pins": [pin]}]}))
 
 
+def pkcs11_uris():
+    # RFC 7512 section 3.4's examples, the forms signet token prints, and some edge cases.
+    uris = [
+        "pkcs11:",
+        "pkcs11:object=my-pubkey;type=public",
+        "pkcs11:object=my-key;type=private?pin-source=file:/etc/token",
+        "pkcs11:token=The%20Software%20PKCS%2311%20Softtoken;manufacturer=Snake%20Oil,%20Inc.;model=1.0;object=my-certificate;type=cert;id=%69%95%3E%5C%F4%BD%EC%91;serial=?pin-source=file:/etc/token_pin",
+        "pkcs11:object=my-sign-key;type=private?module-name=mypkcs11",
+        "pkcs11:object=my-sign-key;type=private?module-path=/mnt/libmypkcs11.so.1",
+        "pkcs11:token=Software%20PKCS%2311%20softtoken;manufacturer=Snake%20Oil,%20Inc.?pin-value=the-pin",
+        "pkcs11:slot-description=Sun%20Metaslot",
+        "pkcs11:library-manufacturer=Snake%20Oil,%20Inc.;library-description=Soft%20Token%20Library;library-version=1.23",
+        "pkcs11:token=My%20token%25%20created%20by%20Joe;library-version=3;id=%01%02%03%Ba%dd%Ca%fe%04%05%06",
+        "pkcs11:token=A%20name%20with%20a%20substring%20%25%3B;object=my-certificate;type=cert",
+        "pkcs11:token=Name%20with%20a%20small%20A%20with%20acute:%20%C3%A1;object=my-certificate;type=cert",
+        "pkcs11:token=my-token;object=my-certificate;type=cert;x-vend-aaa=value-a?x-vend-bbb=value-b",
+        "pkcs11:token=demo;object=p256;id=%15%CB%7C%99%DF%86%63%4E;type=private",
+        "pkcs11:token=demo;slot-id=1624307867;serial=f424785e60d0f89b",
+        "pkcs11:token=%zz", "pkcs11:token=a;token=b", "pkcs11:unknown=1", "pkcs11:id=%",
+    ]
+    for number, uri in enumerate(uris):
+        write("pkcs11-uri", f"uri-{number:02d}.txt", uri)
+
+
 def age_files():
     """age files made by the age CLI for the fuzz identity (SHA-256("signet fuzz age key"),
     AgeTargets.identity), plain and armored, empty and across a chunk boundary; and key files."""
@@ -715,5 +739,6 @@ if __name__ == "__main__":
     vault()
     x509()
     age_files()
+    pkcs11_uris()
     dictionaries()
     print("seeds written under", os.path.relpath(CORPUS), file=sys.stderr)
