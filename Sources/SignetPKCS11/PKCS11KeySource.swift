@@ -71,6 +71,13 @@ public struct PKCS11KeySource: KeySourceProvider {
     public func publicKey(reference: String, resolver: KeySourceResolver) async throws -> PublicKey {
         let uri = try PKCS11URI(parsing: reference)
         let module = try PKCS11Module.load(path: try modulePath(for: uri))
+        if uri.type == .privateKey {
+            // The URIs Signet prints name private keys; their public halves are usually public
+            // objects, readable without a PIN.
+            var publicHalf = uri
+            publicHalf.type = .publicKey
+            if let key = try? module.publicKey(matching: publicHalf, pin: PKCS11NoPIN(), policy: resolver.policy) { return key }
+        }
         return try module.publicKey(matching: uri, pin: try pinProvider(for: uri), policy: resolver.policy)
     }
 

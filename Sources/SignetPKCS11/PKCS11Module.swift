@@ -41,6 +41,8 @@ public final class PKCS11Module: @unchecked Sendable {
     static let maximumSlots: CK_ULONG = 1024
 
     private static let loaded = Mutex<[String: PKCS11Module]>([:])
+    /// Whether `C_Finalize` was called (at exit), so that it is called once.
+    private let finalized = Atomic<Bool>(false)
 
     /// The module at `path`, loaded and initialised on first use and shared afterwards (the
     /// path is resolved through symbolic links, so two names of one file share it too).
@@ -53,8 +55,22 @@ public final class PKCS11Module: @unchecked Sendable {
         return try loaded.withLock { (modules: inout [String: PKCS11Module]) throws(PKCS11Error) -> PKCS11Module in
             if let module = modules[key] { return module }
             let module = try PKCS11Module(path: path)
+            if modules.isEmpty {
+                // Modules stay loaded for the process; C_Finalize them when it exits, as the
+                // standard asks (some tokens flush state or release the device then).
+                atexit { PKCS11Module.finalizeAll() }
+            }
             modules[key] = module
             return module
+        }
+    }
+
+    /// Calls `C_Finalize` on every module this process initialised; at exit only.
+    private static func finalizeAll() {
+        loaded.withLock { (modules: inout [String: PKCS11Module]) in
+            for module in modules.values where module.initializedHere && !module.finalized.exchange(true, ordering: .relaxed) {
+                _ = module.functions.pointee.C_Finalize?(nil)
+            }
         }
     }
 
@@ -97,7 +113,7 @@ public final class PKCS11Module: @unchecked Sendable {
     }
 
     deinit {
-        if initializedHere { _ = functions.pointee.C_Finalize?(nil) }
+        if initializedHere && !finalized.exchange(true, ordering: .relaxed) { _ = functions.pointee.C_Finalize?(nil) }
         dlclose(library)
     }
 

@@ -13,8 +13,8 @@ struct TokenCommand: AsyncParsableCommand {
         (type=private for signing keys). The module (the .so of the token's vendor, e.g. \
         /usr/lib/softhsm/libsofthsm2.so, OpenSC's opensc-pkcs11.so, ykcs11) comes from the \
         URI's module-path, --module, SIGNET_PKCS11_MODULE, or p11-kit's proxy. The PIN comes \
-        from the URI's pin-source, --pin-file, SIGNET_PKCS11_PIN or a prompt, never from the \
-        command line. Every command that takes --key accepts such a URI. docs/pkcs11.md has \
+        from the URI's pin-source, --pin-file, SIGNET_PKCS11_PIN or a prompt (a URI's \
+        pin-value is honoured too, as RFC 7512 allows, but it lands in shell history and ps). Every command that takes --key accepts such a URI. docs/pkcs11.md has \
         the details.
         """,
         subcommands: [TokenList.self, TokenKeys.self, TokenGenerate.self, TokenPublic.self]
@@ -112,6 +112,9 @@ struct TokenKeys: AsyncParsableCommand {
             Console.write(bytes: JSONValue.array(items).bytes(pretty: true))
             return
         }
+        if keys.isEmpty, !login {
+            Console.writeError("signet: no public keys match; private keys are listed with --login\n")
+        }
         var text = ""
         for key in keys {
             let kind = key.publicKey.map { "\($0.kind)" } ?? key.keyType.description
@@ -129,9 +132,9 @@ struct TokenGenerate: AsyncParsableCommand {
         abstract: "Generate a key pair on a token: the private key is born there and never leaves it.",
         discussion: """
         URI names the token and the new key: pkcs11:token=LABEL;object=NAME;id=%01. Without \
-        id=, 8 random bytes are used; without object=, --label or the type. A key that the URI \
-        already matches is refused: choose another object or id. Prints the new key's URI and \
-        fingerprint.
+        id=, 8 random bytes are used; without object=, --label or the type. A label or an id \
+        that a key on the token already has is refused (exit 2): choose another. Prints the \
+        new key's URI and fingerprint.
         """)
 
     @Argument(help: ArgumentHelp("The token and the new key's name: a pkcs11: URI.", valueName: "URI"))
@@ -154,16 +157,23 @@ struct TokenGenerate: AsyncParsableCommand {
             parsed.object = label
         }
         if parsed.object == nil { parsed.object = type.rawValue }
-        if parsed.id == nil { parsed.id = RandomBytes.make(8) }
         parsed.type = nil
         let source = keyAccess.pkcs11.keySource
         let module = try PKCS11Module.load(path: try source.modulePath(for: parsed))
         let pin = try source.pinProvider(for: parsed)
-        var existing = parsed
-        existing.type = .privateKey
-        if let clash = try module.listKeys(matching: existing, pin: pin, policy: keyAccess.policy).first {
-            throw SignetCoreError.outputExists(path: clash.uri.description)
+        // A label or an id already on the token would make URIs ambiguous, or pair the new
+        // private key with another key's public half: both are refused.
+        var sameLabel = parsed
+        sameLabel.id = nil
+        var sameID = parsed
+        sameID.object = nil
+        for probe in [sameLabel] + (parsed.id == nil ? [] : [sameID]) {
+            if let clash = try module.listKeys(matching: probe, pin: pin, policy: keyAccess.policy).first {
+                throw SignetCoreError.invalidArgument(
+                    detail: "the token already has a key \(probe.id == nil ? "labelled \"\(parsed.object ?? "")\"" : "with this id") (\(clash.uri)): choose another object= or id=")
+            }
         }
+        if parsed.id == nil { parsed.id = RandomBytes.make(8) }
         let key = try module.generateKeyPair(
             token: parsed, type: type, label: parsed.object ?? type.rawValue, id: parsed.id ?? [], pin: pin, policy: keyAccess.policy)
         let fingerprint = try key.requirePublicKey().fingerprint
