@@ -33,4 +33,22 @@ enum AgePayload {
         bytes[11] = last ? 0x01 : 0x00
         return try! ChaChaPoly.Nonce(data: bytes)  // 12 bytes: never throws
     }
+
+    /// Reads a batch into `buffer`: the byte `carried` over from the previous batch first, then
+    /// as much as the input gives. The buffer holds one byte more than a batch, so a full read
+    /// tells that the input goes on: that byte is carried into the next batch. Returns how many
+    /// bytes belong to this batch, and whether it is the input's last.
+    static func fillBatch(
+        _ buffer: UnsafeMutableRawBufferPointer, from input: any AgeByteSource, carried: inout UInt8?
+    ) throws(AgeError) -> (usable: Int, isFinal: Bool) {
+        var buffered = 0
+        if let byte = carried {
+            buffer[0] = byte
+            buffered = 1
+        }
+        buffered += try input.readFull(into: UnsafeMutableRawBufferPointer(rebasing: buffer[buffered...]))
+        let isFinal = buffered < buffer.count
+        carried = isFinal ? nil : buffer[buffer.count - 1]
+        return (isFinal ? buffered : buffer.count - 1, isFinal)
+    }
 }

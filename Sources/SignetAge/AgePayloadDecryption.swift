@@ -95,16 +95,9 @@ final class DecryptionSlot: @unchecked Sendable {
     /// Reads a batch (after the byte carried over from the previous one); returns how many
     /// chunks it holds (the last perhaps short) and whether it ends the input.
     func fill(from input: any AgeByteSource, carried: inout UInt8?) throws(AgeError) -> (count: Int, isFinal: Bool) {
-        var buffered = 0
-        if let byte = carried {
-            sealed[0] = byte
-            buffered = 1
-        }
-        buffered += try input.readFull(into: UnsafeMutableRawBufferPointer(rebasing: sealed[buffered...]))
-        let isFinal = buffered < sealed.count
-        usable = isFinal ? buffered : sealed.count - 1
-        carried = isFinal ? nil : sealed[sealed.count - 1]
-        return ((usable + Self.sealedSize - 1) / Self.sealedSize, isFinal)
+        let batch = try AgePayload.fillBatch(sealed, from: input, carried: &carried)
+        usable = batch.usable
+        return ((usable + Self.sealedSize - 1) / Self.sealedSize, batch.isFinal)
     }
 
     /// Opens the batch's chunks concurrently; the chunks of a batch that does not end the input

@@ -70,15 +70,9 @@ final class EncryptionSlot: @unchecked Sendable {
     /// Reads a batch (after the byte `carried` over from the previous one); returns how many
     /// chunks it holds and whether it is the file's last.
     func fill(from input: any AgeByteSource, carried: inout UInt8?) throws(AgeError) -> (count: Int, isFinal: Bool) {
-        var buffered = 0
-        if let byte = carried {
-            plain[0] = byte
-            buffered = 1
-        }
-        buffered += try input.readFull(into: UnsafeMutableRawBufferPointer(rebasing: plain[buffered...]))
-        let isFinal = buffered < plain.count
-        usable = isFinal ? buffered : plain.count - 1
-        carried = isFinal ? nil : plain[plain.count - 1]
+        let batch = try AgePayload.fillBatch(plain, from: input, carried: &carried)
+        usable = batch.usable
+        let isFinal = batch.isFinal
         // An empty input is one empty final chunk; otherwise only full chunks and a final,
         // non-empty one (a carried byte means the next batch is never empty).
         let count = isFinal ? max(1, (usable + AgePayload.chunkSize - 1) / AgePayload.chunkSize) : width
