@@ -49,6 +49,9 @@ public enum PKCS11Error: SignetError, Equatable {
         case .unsupportedMechanism(let token, let mechanism): return "token \"\(token)\" does not support \(mechanism)"
         case .unsupportedKey(let uri, let detail): return "\(uri): \(detail)"
         case .tokenFailure(let function, let rv, let detail):
+            if rv == Self.misbehaving {
+                return "the PKCS#11 module misbehaved in \(function)\(detail.isEmpty ? "" : ": \(detail)")"
+            }
             return "the PKCS#11 module failed in \(function) (\(rv))\(detail.isEmpty ? "" : ": \(detail)")"
         case .pinSourceUnreadable(let path, let detail): return "\(path): cannot read the PIN: \(detail)"
         }
@@ -157,8 +160,12 @@ extension PKCS11Error {
 
     /// The module answered `function` with something impossible (it returned `CKR_OK`).
     static func misbehaved(_ function: String, _ detail: String) -> PKCS11Error {
-        .tokenFailure(function: function, rv: "CKR_OK", detail: detail)
+        .tokenFailure(function: function, rv: misbehaving, detail: detail)
     }
+
+    /// The `rv` of a failure that is no return code: the module answered `CKR_OK` (or asked for
+    /// more room) with values that cannot be right.
+    static let misbehaving = "misbehaving"
 
     /// The module leaves out an entry of its function list.
     static func missing(_ function: String) -> PKCS11Error {

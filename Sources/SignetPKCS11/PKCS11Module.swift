@@ -55,22 +55,29 @@ public final class PKCS11Module: @unchecked Sendable {
         return try loaded.withLock { (modules: inout [String: PKCS11Module]) throws(PKCS11Error) -> PKCS11Module in
             if let module = modules[key] { return module }
             let module = try PKCS11Module(path: path)
-            if modules.isEmpty {
-                // Modules stay loaded for the process; C_Finalize them when it exits, as the
-                // standard asks (some tokens flush state or release the device then).
-                atexit { PKCS11Module.finalizeAll() }
-            }
             modules[key] = module
+            if module.initializedHere {
+                // Modules stay loaded for the process; C_Finalize them when it exits, as the
+                // standard asks. One handler per module, registered after its C_Initialize:
+                // handlers run newest first, so each module is finalized before whatever its
+                // own C_Initialize registered (OpenSSL's cleanup, in SoftHSM2) has run.
+                finalizeOrder.withLock { $0.append(module) }
+                atexit { PKCS11Module.finalizeNewest() }
+            }
             return module
         }
     }
 
-    /// Calls `C_Finalize` on every module this process initialised; at exit only.
-    private static func finalizeAll() {
-        loaded.withLock { (modules: inout [String: PKCS11Module]) in
-            for module in modules.values where module.initializedHere && !module.finalized.exchange(true, ordering: .relaxed) {
-                _ = module.functions.pointee.C_Finalize?(nil)
-            }
+    /// The modules to finalize at exit, oldest first.
+    private static let finalizeOrder = Mutex<[PKCS11Module]>([])
+
+    /// Calls `C_Finalize` on the most recently loaded module not yet finalized; one exit
+    /// handler per module calls it. Under the module's own lock, so that no call of another
+    /// thread is inside the module meanwhile.
+    private static func finalizeNewest() {
+        guard let module = finalizeOrder.withLock({ $0.popLast() }) else { return }
+        module.state.withLock { (_: inout SessionTable) in
+            if !module.finalized.exchange(true, ordering: .relaxed) { _ = module.functions.pointee.C_Finalize?(nil) }
         }
     }
 
@@ -88,7 +95,10 @@ public final class PKCS11Module: @unchecked Sendable {
         let listed = getFunctionList(&list)
         guard listed == CKR_OK, let list, let initialize = list.pointee.C_Initialize else {
             dlclose(library)
-            throw .moduleNotLoadable(path: path, detail: "C_GetFunctionList failed (\(PKCS11Error.returnValueName(listed)))")
+            let detail = listed == CKR_OK
+                ? "C_GetFunctionList gave no function list, or one without C_Initialize"
+                : "C_GetFunctionList failed (\(PKCS11Error.returnValueName(listed)))"
+            throw .moduleNotLoadable(path: path, detail: detail)
         }
         var arguments = CK_C_INITIALIZE_ARGS()
         arguments.flags = CKF_OS_LOCKING_OK
