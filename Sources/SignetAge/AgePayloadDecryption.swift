@@ -39,12 +39,14 @@ extension AgePayload {
             opening.async(group: group) {
                 slot.open(key: key, count: batch.count, firstCounter: firstCounter, isFinal: batch.isFinal)
             }
-            if let previous = pending {
+            // The new job is pending before the previous batch is flushed, so that a flush that
+            // throws still leaves it to the `defer` to wait for.
+            let previous = pending
+            pending = (slot, group)
+            if let previous {
                 previous.group.wait()
-                pending = nil
                 try previous.slot.flush(to: output, source: source)
             }
-            pending = (slot, group)
             if batch.isFinal {
                 group.wait()
                 pending = nil

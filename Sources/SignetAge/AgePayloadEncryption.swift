@@ -30,12 +30,14 @@ extension AgePayload {
                 slot.seal(key: key, count: batch.count, firstCounter: firstCounter, endsFile: batch.isFinal)
             }
             // Write the previous batch while this one is being sealed.
-            if let previous = pending {
+            // The new job is pending before the previous batch is flushed, so that a flush that
+            // throws still leaves it to the `defer` to wait for.
+            let previous = pending
+            pending = (slot, group)
+            if let previous {
                 previous.group.wait()
-                pending = nil
                 try previous.slot.flush(to: output, firstCounter: counter - UInt64(width))
             }
-            pending = (slot, group)
             if batch.isFinal {
                 group.wait()
                 pending = nil

@@ -9,30 +9,29 @@ public enum AgeSSH {
 
     /// Whether `string` looks like an OpenSSH public key line (possibly after options).
     static func looksLikeSSHKey(_ string: String) -> Bool {
-        fields(of: string).contains { field in sshKeyTypePrefixes.contains { field.hasPrefix($0) } }
+        (try? keyFields(of: string)) != nil
     }
 
     /// The recipient of an OpenSSH public key line as in `authorized_keys`: `[OPTIONS] TYPE
     /// BASE64 [COMMENT]`, for `ssh-rsa` (2048 bits or more) and `ssh-ed25519` keys.
     ///
+    /// Options are skipped exactly as OpenSSH's `sshkey_advance_past_options` does, so that the
+    /// key taken is the one `ssh-keygen -l` and sshd read from the same line.
+    ///
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for a line that is not a valid key;
     ///   ``AgeError/unsupported(source:detail:)`` for key types age cannot encrypt to (ECDSA,
     ///   security keys, DSA).
     public static func recipient(line: String, source: String) throws(AgeError) -> any AgeRecipient {
-        let fields = fields(of: line)
-        guard let index = fields.firstIndex(where: { field in sshKeyTypePrefixes.contains { field.hasPrefix($0) } }),
-            index <= 1, index + 1 < fields.count
-        else {
+        guard let (type, blob) = try? keyFields(of: line) else {
             throw AgeError.invalidKey(source: source, detail: "not an OpenSSH public key line ([options] type base64 [comment])")
         }
-        let type = fields[index]
         guard type == SSHRSARecipient.stanzaType || type == SSHEd25519Recipient.stanzaType else {
             throw AgeError.unsupported(
                 source: source, detail: "\(PrintableText.escaped(type, limit: 40, marksCut: true)) keys as recipients (age encrypts to ssh-rsa and ssh-ed25519 keys only)")
         }
         let decoded: DecodedKey
         do {
-            decoded = try KeyDecoder.decode(Array("\(type) \(fields[index + 1])".utf8), source: source)
+            decoded = try KeyDecoder.decode(Array("\(type) \(blob)".utf8), source: source)
         } catch {
             throw converted(error, source: source)
         }
@@ -40,6 +39,37 @@ public enum AgeSSH {
             throw AgeError.invalidKey(source: source, detail: "not an OpenSSH public key line")
         }
         return try recipient(publicKey: key, source: source)
+    }
+
+    /// Why a line is not a key line.
+    struct NotAKeyLine: Error {}
+
+    /// The key type and base64 blob of an `authorized_keys` line: its first two fields when the
+    /// first is a key type, else the two fields after the options, which end at the first blank
+    /// outside double quotes, where `\"` is a quote that does not open or close (OpenSSH's
+    /// rule). A line whose quotes do not close is not a key line.
+    static func keyFields(of line: String) throws(NotAKeyLine) -> (type: String, blob: String) {
+        func isKeyType(_ field: Substring) -> Bool { sshKeyTypePrefixes.contains { field.hasPrefix($0) } }
+        let blanks: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let text = line.drop(while: blanks)
+        let plain = text.split(maxSplits: 2, whereSeparator: blanks)
+        if plain.count >= 2, isKeyType(plain[0]) { return (String(plain[0]), String(plain[1])) }
+        // Skip the options as sshkey_advance_past_options does.
+        var index = text.startIndex
+        var quoted = false
+        while index < text.endIndex, quoted || !blanks(text[index]) {
+            let next = text.index(after: index)
+            if text[index] == "\\", next < text.endIndex, text[next] == "\"" {
+                index = text.index(after: next)
+                continue
+            }
+            if text[index] == "\"" { quoted.toggle() }
+            index = next
+        }
+        guard !quoted else { throw NotAKeyLine() }
+        let rest = text[index...].drop(while: blanks).split(maxSplits: 2, whereSeparator: blanks)
+        guard rest.count >= 2, isKeyType(rest[0]) else { throw NotAKeyLine() }
+        return (String(rest[0]), String(rest[1]))
     }
 
     /// The recipient for `key`: `ssh-rsa` for RSA keys, `ssh-ed25519` for Ed25519 keys.
@@ -83,34 +113,6 @@ public enum AgeSSH {
     /// A key line quoted for messages: escaped and cut short.
     static func quoted(_ line: String) -> String {
         "\"" + PrintableText.escaped(line, limit: 60, marksCut: true) + "\""
-    }
-
-    /// The white-space separated fields of an `authorized_keys` line, where white space inside
-    /// double quotes (in options such as `command="…"`) does not separate, and `\"` escapes.
-    static func fields(of line: String) -> [String] {
-        var fields: [String] = []
-        var current = ""
-        var quoted = false
-        var escaped = false
-        for character in line {
-            if escaped {
-                escaped = false
-                current.append(character)
-            } else if character == "\\" && quoted {
-                escaped = true
-                current.append(character)
-            } else if character == "\"" {
-                quoted.toggle()
-                current.append(character)
-            } else if (character == " " || character == "\t") && !quoted {
-                if !current.isEmpty { fields.append(current) }
-                current = ""
-            } else {
-                current.append(character)
-            }
-        }
-        if !current.isEmpty { fields.append(current) }
-        return fields
     }
 
     /// SignetCore's error about a key, as this module's.

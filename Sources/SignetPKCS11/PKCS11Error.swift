@@ -42,11 +42,11 @@ public enum PKCS11Error: SignetError, Equatable {
         case .noMatch(let uri, let detail): return "\(uri): nothing on the token matches (\(detail))"
         case .ambiguous(let uri, let count):
             return "\(uri): \(count) objects match where one is needed; add id= or object= to the URI to name one (or serial= when they are on different tokens)"
-        case .pinRequired(let token): return "token \"\(token)\": a PIN is needed and none was given"
-        case .wrongPIN(let token): return "token \"\(token)\": wrong PIN"
+        case .pinRequired(let token): return "token \(Self.shown(token)): a PIN is needed and none was given"
+        case .wrongPIN(let token): return "token \(Self.shown(token)): wrong PIN"
         case .pinLocked(let token):
-            return "token \"\(token)\": the user PIN is locked after too many wrong PINs; the token's security officer can unlock it"
-        case .unsupportedMechanism(let token, let mechanism): return "token \"\(token)\" does not support \(mechanism)"
+            return "token \(Self.shown(token)): the user PIN is locked after too many wrong PINs; the token's security officer can unlock it"
+        case .unsupportedMechanism(let token, let mechanism): return "token \(Self.shown(token)) does not support \(mechanism)"
         case .unsupportedKey(let uri, let detail): return "\(uri): \(detail)"
         case .tokenFailure(let function, let rv, let detail):
             if rv == Self.misbehaving {
@@ -55,6 +55,12 @@ public enum PKCS11Error: SignetError, Equatable {
             return "the PKCS#11 module failed in \(function) (\(rv))\(detail.isEmpty ? "" : ": \(detail)")"
         case .pinSourceUnreadable(let path, let detail): return "\(path): cannot read the PIN: \(detail)"
         }
+    }
+
+    /// A label a module gave, quoted with its control characters escaped (a token can be
+    /// labelled with terminal escapes).
+    static func shown(_ label: String) -> String {
+        "\"" + PrintableText.escaped(label, limit: 64, marksCut: true) + "\""
     }
 
     /// The kind of failure, which decides the CLI's exit code (DESIGN.md §4).
@@ -177,6 +183,17 @@ extension PKCS11Error {
         guard case .tokenFailure(_, let rv, _) = self else { return false }
         return ["CKR_SESSION_HANDLE_INVALID", "CKR_SESSION_CLOSED", "CKR_USER_NOT_LOGGED_IN", "CKR_OPERATION_ACTIVE",
                 "CKR_DEVICE_REMOVED", "CKR_TOKEN_NOT_PRESENT"].contains(rv)
+    }
+
+    /// Whether a sign operation may still be active on the session after this failure (it
+    /// came after `C_SignInit`: a refused context-specific login, a failed or misbehaving
+    /// `C_Sign`), so the session should not be used again.
+    var mayLeaveOperationActive: Bool {
+        switch self {
+        case .wrongPIN, .pinLocked, .pinRequired: return true
+        case .tokenFailure(let function, _, _): return function == "C_Sign" || function == "C_Login"
+        default: return false
+        }
     }
 
     /// Whether the failure means an object handle is no longer valid (another token in the

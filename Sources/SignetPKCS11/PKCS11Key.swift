@@ -183,7 +183,7 @@ extension PKCS11Module {
             wanted.object = nil
             wanted.id = nil
             var criteria: [String] = []
-            if let object = uri.object { criteria.append("object=\"\(object)\"") }
+            if let object = uri.object { criteria.append("object=" + PKCS11Error.shown(object)) }
             if let id = uri.id { criteria.append("id=" + Hex.encode(id)) }
             var parts: [String] = []
             for slot in slots.prefix(4) {
@@ -194,11 +194,11 @@ extension PKCS11Module {
                     try findHandles(kind, uri: wanted, session: session).prefix(8).map { (handle: CK_OBJECT_HANDLE) throws -> String in
                         let name = try attribute(CKA_LABEL, of: handle, session: session).map { String(decoding: $0, as: UTF8.self) } ?? ""
                         let id = try attribute(CKA_ID, of: handle, session: session) ?? []
-                        return "\"\(name)\"" + (id.isEmpty ? "" : " (id \(Hex.encode(id)))")
+                        return PKCS11Error.shown(name) + (id.isEmpty ? "" : " (id \(Hex.encode(id)))")
                     }
                 }
                 let missing = criteria.isEmpty ? "no \(kind.rawValue) key" : "no \(kind.rawValue) key with \(criteria.joined(separator: " "))"
-                parts.append("\(missing) on token \"\(label)\"; " + (others.isEmpty ? "it has none" : "it has \(others.joined(separator: ", "))"))
+                parts.append("\(missing) on token \(PKCS11Error.shown(label)); " + (others.isEmpty ? "it has none" : "it has \(others.joined(separator: ", "))"))
             }
             return parts.joined(separator: "; ")
         }

@@ -79,35 +79,51 @@ extension PKCS11Module {
             throw PKCS11Error.unsupportedKey(uri: key.uri.description, detail: "only its public key is in view; signing needs the private key")
         }
         return try locked { (table: inout SessionTable) throws -> [UInt8] in
-            // The fast path: the session already open (and logged in) for this token. A token
-            // swapped in the meantime makes the handle stale, and the slow path below checks.
-            if let cached = table.sessions[CK_SLOT_ID(key.slotID)], cached.label == key.token.label, cached.serial == key.token.serial,
-                cached.loggedIn || !key.token.loginRequired
-            {
-                do {
-                    return try signOnce(
-                        data, handle: CK_OBJECT_HANDLE(privateHandle), key: key, token: key.token, mechanism: mechanism, pin: pin,
-                        session: cached.handle)
-                } catch let error as PKCS11Error where error.isStaleSession || error.isStaleHandle {
-                    dropSession(key.slotID, table: &table)
-                }
+            do {
+                return try sign(data, privateHandle: privateHandle, key: key, mechanism: mechanism, pin: pin, table: &table)
+            } catch {
+                // A sign operation that C_SignInit started and nothing finished stays active on
+                // the session; a fresh session is the portable way to end it (PKCS#11 2.40 has
+                // no cancel), at the cost of logging in again.
+                if let failure = error as? PKCS11Error, !failure.mayLeaveOperationActive { throw error }
+                dropSession(key.slotID, table: &table)
+                throw error
             }
-            let slot = try slotInfo(CK_SLOT_ID(key.slotID))
-            guard let token = slot.token, token.label == key.token.label, token.serial == key.token.serial else {
-                throw PKCS11Error.noMatch(uri: key.uri.description, detail: "the token is no longer in slot \(key.slotID)")
+        }
+    }
+
+    private func sign(
+        _ data: [UInt8], privateHandle: UInt, key: PKCS11KeyObject, mechanism: PKCS11SignMechanism, pin: any PKCS11PINProvider,
+        table: inout SessionTable
+    ) throws -> [UInt8] {
+        // The fast path: the session already open (and logged in) for this token. A token
+        // swapped in the meantime makes the handle stale, and the slow path below checks.
+        if let cached = table.sessions[CK_SLOT_ID(key.slotID)], cached.label == key.token.label, cached.serial == key.token.serial,
+            cached.loggedIn || !key.token.loginRequired
+        {
+            do {
+                return try signOnce(
+                    data, handle: CK_OBJECT_HANDLE(privateHandle), key: key, token: key.token, mechanism: mechanism, pin: pin,
+                    session: cached.handle)
+            } catch let error as PKCS11Error where error.isStaleSession || error.isStaleHandle {
+                dropSession(key.slotID, table: &table)
             }
-            return try withSession(slot, login: true, pin: pin, table: &table) { (session: CK_SESSION_HANDLE) throws -> [UInt8] in
-                do {
-                    return try signOnce(data, handle: CK_OBJECT_HANDLE(privateHandle), key: key, token: token, mechanism: mechanism, pin: pin, session: session)
-                } catch PKCS11Error.tokenFailure(_, let rv, _) where rv == "CKR_KEY_HANDLE_INVALID" || rv == "CKR_OBJECT_HANDLE_INVALID" {
-                    var again = PKCS11URI()
-                    if !key.id.isEmpty { again.id = key.id } else { again.object = key.label }
-                    let handles = try findHandles(.privateKey, uri: again, session: session)
-                    guard handles.count == 1 else {
-                        throw PKCS11Error.noMatch(uri: key.uri.description, detail: "the key is no longer on the token")
-                    }
-                    return try signOnce(data, handle: handles[0], key: key, token: token, mechanism: mechanism, pin: pin, session: session)
+        }
+        let slot = try slotInfo(CK_SLOT_ID(key.slotID))
+        guard let token = slot.token, token.label == key.token.label, token.serial == key.token.serial else {
+            throw PKCS11Error.noMatch(uri: key.uri.description, detail: "the token is no longer in slot \(key.slotID)")
+        }
+        return try withSession(slot, login: true, pin: pin, table: &table) { (session: CK_SESSION_HANDLE) throws -> [UInt8] in
+            do {
+                return try signOnce(data, handle: CK_OBJECT_HANDLE(privateHandle), key: key, token: token, mechanism: mechanism, pin: pin, session: session)
+            } catch PKCS11Error.tokenFailure(_, let rv, _) where rv == "CKR_KEY_HANDLE_INVALID" || rv == "CKR_OBJECT_HANDLE_INVALID" {
+                var again = PKCS11URI()
+                if !key.id.isEmpty { again.id = key.id } else { again.object = key.label }
+                let handles = try findHandles(.privateKey, uri: again, session: session)
+                guard handles.count == 1 else {
+                    throw PKCS11Error.noMatch(uri: key.uri.description, detail: "the key is no longer on the token")
                 }
+                return try signOnce(data, handle: handles[0], key: key, token: token, mechanism: mechanism, pin: pin, session: session)
             }
         }
     }

@@ -180,14 +180,33 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
         return true
     }
 
-    /// `text` with the value of any `pin-value=` query attribute replaced by `***`, for
+    /// `text` with the value of every `pin-value` attribute replaced by `***` — in the query
+    /// and in the path, whatever its case, where a misplaced one would otherwise be shown — for
     /// messages about a URI that may not parse.
     public static func redacted(_ text: String) -> String {
-        guard let question = text.firstIndex(of: "?") else { return text }
-        let query = text[text.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { part in
-            part.hasPrefix("pin-value=") ? "pin-value=***" : String(part)
+        var out = ""
+        var part = ""
+        func flush() {
+            let name = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map { $0.lowercased() } ?? ""
+            // The first part carries the scheme: "pkcs11:pin-value=…".
+            let bare = name.hasPrefix("pkcs11:") ? String(name.dropFirst(7)) : name
+            if bare == "pin-value", let equals = part.firstIndex(of: "=") {
+                out += part[...equals] + "***"
+            } else {
+                out += part
+            }
+            part = ""
         }
-        return String(text[...question]) + query.joined(separator: "&")
+        for character in text {
+            if character == ";" || character == "&" || character == "?" {
+                flush()
+                out.append(character)
+            } else {
+                part.append(character)
+            }
+        }
+        flush()
+        return out
     }
 
     // MARK: Parsing
@@ -260,7 +279,10 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
                 index += 3
             } else {
                 guard literal(byte) else {
-                    let shownByte = byte >= 0x21 && byte < 0x7f ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16, uppercase: true)
+                    // Never a character of a PIN, even in an error message.
+                    let isSecret = name.lowercased() == "pin-value"
+                    let shownByte = isSecret ? "a character" : byte >= 0x21 && byte < 0x7f
+                        ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16, uppercase: true)
                     throw .invalidURI(uri: uri, detail: "in \(name): \(shownByte) must be percent-encoded (a space is %20)")
                 }
                 value.append(byte)
@@ -336,4 +358,12 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
         }
         return String(decoding: out, as: UTF8.self)
     }
+}
+
+extension PKCS11URI: CustomDebugStringConvertible, CustomReflectable {
+    /// The canonical form, which never shows a `pin-value`.
+    public var debugDescription: String { "PKCS11URI(\(description))" }
+
+    /// Only the canonical form, so that `dump` cannot print a `pin-value`.
+    public var customMirror: Mirror { Mirror(self, children: ["uri": description]) }
 }

@@ -182,13 +182,29 @@ import Testing
         #expect(rsa is SSHRSARecipient)
     }
 
+    @Test("options are skipped by OpenSSH's own rule: the key taken is the one ssh-keygen -l reads")
+    func authorizedKeysQuoting() throws {
+        let a = Self.ed25519.publicKey.openSSHLine()
+        let other = try PrivateKey.generate(.ed25519).publicKey
+        let b = other.openSSHLine()
+        func key(_ line: String) throws -> String? { (try AgeKeyFile.recipient(line, source: "line") as? SSHEd25519Recipient)?.string }
+        // \" inside quotes does not close them: the options run to the quote after "c".
+        #expect(try key(#"command="x\\" \#(a) c" \#(b)"#) == b)
+        // \" outside quotes opens nothing: the options end at the first blank.
+        #expect(try key(#"from=\" \#(a) " \#(b)"#) == a)
+        #expect(try key(#"command="echo \"hi\"",no-pty \#(b) comment"#) == b)
+        // A quote that never closes is not a key line.
+        let open = try thrown(AgeError.self) { _ = try AgeKeyFile.recipient(#"command="x \#(a)"#, source: "line") }
+        #expect(open.code == .invalidKey, "\(open)")
+    }
+
     @Test("keys age cannot encrypt to are refused", arguments: [
         ("ecdsa", "unsupported", "ssh-rsa and ssh-ed25519 keys only"),
         ("sk", "unsupported", "sk-ssh-ed25519@openssh.com"),
         ("dss", "unsupported", "ssh-dss"),
         ("rsa1024", "invalidKey", "too small"),
         ("truncated", "invalidKey", "ssh-ed25519"),
-        ("alone", "invalidKey", "not an OpenSSH public key line"),
+        ("alone", "invalidKey", "OpenSSH public key"),
     ])
     func refusedLines(kind: String, code: String, mentioning: String) throws {
         let line: String

@@ -160,6 +160,19 @@ struct PKCS11URITests {
         #expect(!error.description.contains("s3cret"))
         #expect(error.description.contains("pin-value=***"))
         #expect(PKCS11URI.redacted("pkcs11:token=a?pin-value=1234") == "pkcs11:token=a?pin-value=***")
+        // Misplaced in the path, in another case, or the first attribute: hidden all the same.
+        #expect(PKCS11URI.redacted("pkcs11:token=x;pin-value=1234") == "pkcs11:token=x;pin-value=***")
+        #expect(PKCS11URI.redacted("pkcs11:PIN-Value=1234;token=x") == "pkcs11:PIN-Value=***;token=x")
+        #expect(PKCS11URI.redacted("pkcs11:token=x?module-path=/m.so&Pin-Value=1234") == "pkcs11:token=x?module-path=/m.so&Pin-Value=***")
+        for text in ["pkcs11:token=x;pin-value=1234", "pkcs11:token=x?pin-value=12#4"] {
+            let error = try thrown(PKCS11Error.self) { try PKCS11URI(parsing: text) }
+            #expect(!error.description.contains("1234") && !error.description.contains("12#4") && !error.description.contains("'#'"), "\(error)")
+        }
+        // Neither debugDescription nor dump shows it.
+        let uri = try PKCS11URI(parsing: "pkcs11:token=x?pin-value=s3cret")
+        var dumped = ""
+        dump(uri, to: &dumped)
+        #expect(!String(reflecting: uri).contains("s3cret") && !dumped.contains("s3cret"), "\(dumped)")
     }
 
     @Test("attributes match tokens, slots and libraries; absent ones match anything")

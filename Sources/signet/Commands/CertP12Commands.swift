@@ -103,6 +103,14 @@ struct CertP12Import: AsyncParsableCommand {
                 : "it holds no certificate"
             throw X509Error.malformed(source: X509Files.displayName(input), detail: detail)
         }
+        // PKCS12.decode puts the key's own certificate first when it has one; else the first
+        // is some other certificate (a CA's), which must not be written as the key's.
+        guard leaf.publicKey.spkiDER == privateKey.publicKey.spkiDER else {
+            let detail = contents.skippedWeakCertificates > 0
+                ? "the key's certificate has an RSA key under 2048 bits, which swift-certificates cannot read; the others belong to other keys"
+                : "none of its certificates belongs to its private key"
+            throw X509Error.malformed(source: X509Files.displayName(input), detail: detail)
+        }
         var keyBytes = try privateKey.encoded(as: .pem)
         defer { SecretBytes.zero(&keyBytes) }
         try OutputDestination.write(keyBytes, to: keyOut, binary: false, permissions: .privateToOwner, force: force)

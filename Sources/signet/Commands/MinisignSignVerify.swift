@@ -1,5 +1,6 @@
 import ArgumentParser
 import SignetCore
+import SignetPKCS11
 
 /// `signet minisign sign` (minisign -S).
 struct MinisignSign: AsyncParsableCommand {
@@ -92,11 +93,11 @@ struct MinisignSign: AsyncParsableCommand {
         let resolver = KeySourceResolver(providers: [pkcs11.keySource])
         let publicKey = try await resolver.publicKey(path)
         guard publicKey.ed25519Key != nil else {
-            throw SignetCoreError.unsupported(source: path, detail: "minisign signs with Ed25519 keys; this is \(publicKey.kind)")
+            throw SignetCoreError.unsupported(source: PKCS11URI.redacted(path), detail: "minisign signs with Ed25519 keys; this is \(publicKey.kind)")
         }
         let signer = try await resolver.signer(path, algorithm: .ed25519)
         guard let raw = signer.publicKey.ed25519Key?.rawRepresentation else {
-            throw SignetCoreError.unsupported(source: path, detail: "minisign signs with Ed25519 keys; this is \(signer.publicKey.kind)")
+            throw SignetCoreError.unsupported(source: PKCS11URI.redacted(path), detail: "minisign signs with Ed25519 keys; this is \(signer.publicKey.kind)")
         }
         return (signer, try MinisignPublicKey(keyID: MinisignKeyID.derived(fromEd25519: Array(raw)), rawKey: Array(raw)))
     }

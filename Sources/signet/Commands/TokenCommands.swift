@@ -212,7 +212,7 @@ struct TokenPublic: AsyncParsableCommand {
         let publicKey = try await keyAccess.resolver.publicKey(uri)
         if format == "minisign" {
             guard let raw = publicKey.ed25519Key?.rawRepresentation else {
-                throw SignetCoreError.invalidArgument(detail: "\(uri): minisign keys are Ed25519, this is \(publicKey.kind)")
+                throw SignetCoreError.invalidArgument(detail: "\(PKCS11URI.redacted(uri)): minisign keys are Ed25519, this is \(publicKey.kind)")
             }
             let key = try MinisignPublicKey(keyID: MinisignKeyID.derived(fromEd25519: Array(raw)), rawKey: Array(raw))
             try OutputDestination.write(Array(key.fileContents.utf8), to: output, binary: false, permissions: .standard, force: force)

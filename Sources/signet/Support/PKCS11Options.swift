@@ -18,7 +18,7 @@ struct PKCS11Options: ParsableArguments {
     var module: String?
 
     @Option(name: .customLong("pin-file"), help: ArgumentHelp(
-        "Read the token PIN from the first line of FILE (else the URI's pin-source, SIGNET_PKCS11_PIN, or a prompt).",
+        "Read the token PIN from the first line of FILE (a URI's pin-source comes first; else SIGNET_PKCS11_PIN, else a prompt).",
         valueName: "FILE"))
     var pinFile: String?
 
@@ -62,7 +62,8 @@ struct CLIPINProvider: PKCS11PINProvider {
                     detail: "a PIN is needed and there is no terminal to ask on (use --pin-file FILE, set \(Self.environmentVariable), or add pin-source to the URI)")
             }
             defer { close(terminal) }
-            pin = try TerminalPrompt.read(prompt: "PIN for token \(token): ", what: "PIN", confirm: false, terminal: terminal)
+            let shown = PrintableText.escaped(token, limit: 64, marksCut: true)
+            pin = try TerminalPrompt.read(prompt: "PIN for token \(shown): ", what: "PIN", confirm: false, terminal: terminal)
         }
         guard !pin.isEmpty else {
             throw SignetCoreError.invalidArgument(detail: "the PIN for token \(token) is empty")
