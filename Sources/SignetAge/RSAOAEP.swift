@@ -75,13 +75,30 @@ enum RSAOAEP {
     static func decrypt(
         _ ciphertext: [UInt8], label: [UInt8], privateKey: _RSA.Signing.PrivateKey
     ) throws(Failure) -> SecretBytes {
-        let k = (privateKey.keySizeInBits + 7) / 8
+        try decrypt(ciphertext, label: label, rawKey: try rawKey(privateKey))
+    }
+
+    /// ``decrypt(_:label:privateKey:)`` with the raw-operation key made once by ``rawKey(_:)``.
+    static func decrypt(_ ciphertext: [UInt8], label: [UInt8], rawKey: RawKey) throws(Failure) -> SecretBytes {
+        let k = (rawKey.keySizeInBits + 7) / 8
         // RFC 8017 §7.1.2 step 1: the lengths, before any private-key operation.
         guard ciphertext.count == k, k >= 2 * hashCount + 2 else { throw Failure.decryptionError }
-        var encoded = try rsadp(ciphertext, privateKey: privateKey)
+        var encoded = try rsadp(ciphertext, rawKey: rawKey)
         defer { SecretBytes.zero(&encoded) }
         guard let message = decode(encoded, label: label) else { throw Failure.decryptionError }
         return message
+    }
+
+    /// The key of the raw private operation: swift-crypto's RFC 9474 blind-signing key.
+    typealias RawKey = _RSA.BlindSigning.PrivateKey<SHA384>
+
+    /// The raw-operation key of `privateKey`, made once per identity.
+    static func rawKey(_ privateKey: _RSA.Signing.PrivateKey) throws(Failure) -> RawKey {
+        do {
+            return try RawKey(unsafeDERRepresentation: privateKey.derRepresentation)
+        } catch {
+            throw Failure.unusableKey("the RSA private key cannot be used for decryption (\(error))")
+        }
     }
 
     /// EME-OAEP decoding (RFC 8017 §7.1.2 step 3) of the k-byte `encoded`, or nil. Every check
@@ -152,15 +169,9 @@ enum RSAOAEP {
     /// RSADP (RFC 8017 §5.1.2): `c^d mod n`, k bytes. swift-crypto's blind-signature operation
     /// is exactly that raw private-key operation (RFC 9474 §4.3), refuses c ≥ n, and verifies
     /// its result against the public key before returning it.
-    static func rsadp(_ ciphertext: [UInt8], privateKey: _RSA.Signing.PrivateKey) throws(Failure) -> [UInt8] {
-        let raw: _RSA.BlindSigning.PrivateKey<SHA384>
+    static func rsadp(_ ciphertext: [UInt8], rawKey: RawKey) throws(Failure) -> [UInt8] {
         do {
-            raw = try _RSA.BlindSigning.PrivateKey(unsafeDERRepresentation: privateKey.derRepresentation)
-        } catch {
-            throw Failure.unusableKey("the RSA private key cannot be used for decryption (\(error))")
-        }
-        do {
-            return Array(try raw.blindSignature(for: ciphertext).rawRepresentation)
+            return Array(try rawKey.blindSignature(for: ciphertext).rawRepresentation)
         } catch {
             // c ≥ n, or a fault: either way, a decryption error.
             throw Failure.decryptionError

@@ -56,7 +56,7 @@ public struct SSHRSARecipient: AgeRecipient, CustomStringConvertible {
 /// An age `ssh-rsa` identity: an RSA private key (from any format Signet reads, including
 /// OpenSSH's `openssh-key-v1`), which opens the `ssh-rsa` stanzas tagged with its public key.
 public struct SSHRSAIdentity: AgeKeyPairIdentity, CustomStringConvertible {
-    private let privateKey: _RSA.Signing.PrivateKey
+    private let rawKey: RSAOAEP.RawKey
     private let wireFormat: [UInt8]
     /// The matching recipient's OpenSSH line, `ssh-rsa AAAA…`.
     public let recipientString: String
@@ -68,7 +68,11 @@ public struct SSHRSAIdentity: AgeKeyPairIdentity, CustomStringConvertible {
         guard let rsa = key.rsaKey else {
             throw AgeError.invalidKey(source: source, detail: "not an RSA key (an ssh-rsa identity needs one)")
         }
-        privateKey = rsa
+        do {
+            rawKey = try RSAOAEP.rawKey(rsa)
+        } catch {
+            throw AgeError.invalidKey(source: source, detail: "the RSA private key cannot be used for decryption")
+        }
         wireFormat = key.publicKey.openSSHWireFormat
         recipientString = key.publicKey.openSSHLine()
     }
@@ -95,7 +99,7 @@ public struct SSHRSAIdentity: AgeKeyPairIdentity, CustomStringConvertible {
             guard stanza.arguments[0] == ours else { continue }
             let fileKey: SecretBytes
             do {
-                fileKey = try RSAOAEP.decrypt(stanza.body, label: SSHRSARecipient.label, privateKey: privateKey)
+                fileKey = try RSAOAEP.decrypt(stanza.body, label: SSHRSARecipient.label, rawKey: rawKey)
             } catch .unusableKey(let detail) {
                 throw AgeError.invalidKey(source: AgeSSH.quoted(recipientString), detail: detail)
             } catch {
