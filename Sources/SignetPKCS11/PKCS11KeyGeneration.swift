@@ -1,3 +1,4 @@
+import Crypto
 import CPKCS11
 import SignetCore
 
@@ -35,10 +36,46 @@ extension PKCS11Module {
             return try withSession(slot, login: true, pin: pin, table: &table) { (session: CK_SESSION_HANDLE) throws -> PKCS11KeyObject in
                 let (publicHandle, privateHandle) = try generate(type, label: label, id: id, token: token, session: session)
                 let keyType: PKCS11KeyType = (type == .p256 || type == .p384) ? .ec : type == .ed25519 ? .ecEdwards : .rsa
-                return try describe(
+                var described = try describe(
                     slot: slot, label: label, id: id, keyType: keyType, privateHandle: privateHandle, publicHandle: publicHandle,
                     always: false, session: session, policy: policy)
+                guard id.isEmpty else { return described }
+                // No id asked for: the key's own, as OpenSC gives it (DESIGN.md §2), set on both halves.
+                let intrinsic = Self.intrinsicID(of: try described.requirePublicKey())
+                try setID(intrinsic, on: [publicHandle, privateHandle], session: session)
+                described = try describe(
+                    slot: slot, label: label, id: intrinsic, keyType: keyType, privateHandle: privateHandle, publicHandle: publicHandle,
+                    always: false, session: session, policy: policy)
+                return described
             }
+        }
+    }
+
+    /// The id a key gets when none is asked for: SHA-1 over its public key's intrinsic value,
+    /// as OpenSC's tools derive it — the RSA modulus (unsigned, minimal), the uncompressed EC
+    /// point, the 32 bytes of an Ed25519 key — so other tools can select it by the same id.
+    public static func intrinsicID(of key: PublicKey) -> [UInt8] {
+        let value: [UInt8]
+        if let rsa = key.rsaKey, let modulus = try? rsa.getKeyPrimitives().modulus {
+            value = Array(Array(modulus).drop { $0 == 0 })
+        } else if let ed25519 = key.ed25519Key {
+            value = Array(ed25519.rawRepresentation)
+        } else {
+            // The SPKI of a P-256/P-384 key ends with its uncompressed point.
+            let spki = key.spkiDER
+            value = Array(spki.suffix(key.kind == .p256 ? 65 : 97))
+        }
+        return Array(Insecure.SHA1.hash(data: value))
+    }
+
+    /// Sets `CKA_ID` on `handles`.
+    private func setID(_ id: [UInt8], on handles: [CK_OBJECT_HANDLE], session: CK_SESSION_HANDLE) throws {
+        guard let setCall = functions.pointee.C_SetAttributeValue else { throw PKCS11Error.missing("C_SetAttributeValue") }
+        for handle in handles {
+            var template = AttributeTemplate()
+            template.add(CKA_ID, bytes: id)
+            let rv: CK_RV = try template.withAttributes { attributes, count in setCall(session, handle, attributes, count) }
+            guard rv == CKR_OK else { throw PKCS11Error.failed("C_SetAttributeValue", rv) }
         }
     }
 

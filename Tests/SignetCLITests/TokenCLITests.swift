@@ -69,6 +69,25 @@ struct TokenCLITests {
         #expect(try store.keys().count == Self.generated.count)
     }
 
+    @Test("without id=, a generated key's id is SHA-1 of its public key (modulus, EC point), as OpenSC derives it; pkcs11-tool sees it")
+    func intrinsicIDs() throws {
+        let box = try Sandbox()
+        let store = try SoftHSM(box, tokens: "demo")
+        for (type, command) in [
+            ("p256", "openssl pkey -pubin -in p256.pem -outform DER | tail -c 65 | sha1sum"),
+            ("rsa2048", "openssl rsa -pubin -in rsa2048.pem -noout -modulus | cut -d= -f2 | xxd -r -p | sha1sum"),
+        ] {
+            let uri = try store.generate("pkcs11:token=demo;object=\(type)", type: type)
+            try store.exportPublic(uri, to: "\(type).pem")
+            let expected = String(try box.shell(command).out.prefix(40))
+            let idText = try #require(uri.split(separator: ";").first { $0.hasPrefix("id=") }).dropFirst(3)
+            let id = idText.replacingOccurrences(of: "%", with: "").lowercased()
+            #expect(id == expected, "\(type): \(uri)")
+            let listed = try store.pkcs11ToolOK(token: "demo", "--list-objects", "--type", "pubkey")
+            #expect(listed.out.contains("ID:         \(expected)") || listed.out.lowercased().contains(expected), "\(listed)")
+        }
+    }
+
     @Test("token generate refuses a URI that already names a key, and never makes a key that cannot sign")
     func generateRefusesTakenNames() throws {
         let box = try Sandbox()

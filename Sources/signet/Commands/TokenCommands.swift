@@ -132,7 +132,8 @@ struct TokenGenerate: AsyncParsableCommand {
         abstract: "Generate a key pair on a token: the private key is born there and never leaves it.",
         discussion: """
         URI names the token and the new key: pkcs11:token=LABEL;object=NAME;id=%01. Without \
-        id=, 8 random bytes are used; without object=, --label or the type. A label or an id \
+        id=, the key's own id is used (SHA-1 of its public key, as OpenSC derives it); without \
+        object=, --label or the type. A label or an id \
         that a key on the token already has is refused (exit 2): choose another. Prints the \
         new key's URI and fingerprint.
         """)
@@ -173,7 +174,6 @@ struct TokenGenerate: AsyncParsableCommand {
                     detail: "the token already has a key \(probe.id == nil ? "labelled \"\(parsed.object ?? "")\"" : "with this id") (\(clash.uri)): choose another object= or id=")
             }
         }
-        if parsed.id == nil { parsed.id = RandomBytes.make(8) }
         let key = try module.generateKeyPair(
             token: parsed, type: type, label: parsed.object ?? type.rawValue, id: parsed.id ?? [], pin: pin, policy: keyAccess.policy)
         let fingerprint = try key.requirePublicKey().fingerprint
