@@ -103,13 +103,6 @@ public enum AgeSSH {
             source: source, detail: "the \(type) stanza for this key does not open with it (the file was altered or damaged)")
     }
 
-    /// Checks that `tag` is the canonical unpadded base64 of 4 bytes.
-    static func checkTag(_ tag: String, type: String, source: String) throws(AgeError) {
-        guard let bytes = Base64.decodeUnpadded(tag), bytes.count == 4 else {
-            throw AgeError.malformedHeader(source: source, detail: "the tag of an \(type) stanza is not the canonical unpadded base64 of 4 bytes")
-        }
-    }
-
     /// A key line quoted for messages: escaped and cut short.
     static func quoted(_ line: String) -> String {
         "\"" + PrintableText.escaped(line, limit: 60, marksCut: true) + "\""

@@ -120,9 +120,9 @@ public struct SSHEd25519Identity: AgeKeyPairIdentity, CustomStringConvertible {
 
     /// The file key from the first `ssh-ed25519` stanza tagged for this key that opens, or nil.
     ///
-    /// A stanza must have exactly two arguments, the canonical unpadded base64 of a 4-byte tag
-    /// and of a 32-byte share, and a 32-byte body; one tagged for another key is skipped before
-    /// any computation. One tagged for this key whose body does not open is an error, as in
+    /// A stanza must have exactly two arguments, the second the canonical unpadded base64 of a
+    /// 32-byte share; one tagged for another key is then skipped before any computation, as the
+    /// reference implementation does; one tagged for this key must have a 32-byte body. One tagged for this key whose body does not open is an error, as in
     /// age: the file was altered.
     ///
     /// - Throws: ``AgeError/malformedHeader(source:detail:)`` for a malformed stanza, or a
@@ -136,18 +136,19 @@ public struct SSHEd25519Identity: AgeKeyPairIdentity, CustomStringConvertible {
                 throw AgeError.malformedHeader(
                     source: source, detail: "an ssh-ed25519 stanza has \(stanza.arguments.count) arguments after its type, not 2")
             }
-            try AgeSSH.checkTag(stanza.arguments[0], type: type, source: source)
             guard let share = Base64.decodeUnpadded(stanza.arguments[1]), share.count == 32,
                 let sharePoint = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: share)
             else {
                 throw AgeError.malformedHeader(
                     source: source, detail: "the ephemeral share of an ssh-ed25519 stanza is not the canonical unpadded base64 of 32 bytes")
             }
+            // As the reference does: a stanza tagged for another key is not this identity's,
+            // whatever its tag looks like; the body is checked once the stanza is ours.
+            guard stanza.arguments[0] == ours else { continue }
             guard stanza.body.count == FileKeyWrap.bodyCount else {
                 throw AgeError.malformedHeader(
                     source: source, detail: "the body of an ssh-ed25519 stanza is \(stanza.body.count) bytes, not \(FileKeyWrap.bodyCount)")
             }
-            guard stanza.arguments[0] == ours else { continue }
             guard let wrapKey = SSHEd25519Recipient.wrapKey(
                 privateKey: privateKey, peer: sharePoint, wireFormat: wireFormat, salt: share + montgomeryBytes)
             else {

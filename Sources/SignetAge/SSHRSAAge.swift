@@ -82,9 +82,10 @@ public struct SSHRSAIdentity: AgeKeyPairIdentity, CustomStringConvertible {
 
     /// The file key from the first `ssh-rsa` stanza tagged for this key that decrypts, or nil.
     ///
-    /// A stanza must have exactly one argument, the canonical unpadded base64 of a 4-byte tag;
-    /// a stanza tagged for another key is skipped without any RSA operation. A body tagged for
-    /// this key that does not decrypt is an error, as in age: the file was altered.
+    /// A stanza must have exactly one argument, its tag; a stanza tagged for another key (or
+    /// with a tag no key has) is skipped without any RSA operation, as the reference does. A
+    /// body tagged for this key that does not decrypt is an error, as in age: the file was
+    /// altered.
     ///
     /// - Throws: ``AgeError/malformedHeader(source:detail:)`` for a malformed `ssh-rsa` stanza;
     ///   ``AgeError/stanzaDoesNotOpen(source:detail:)`` for one of this key that does not decrypt.
@@ -95,7 +96,6 @@ public struct SSHRSAIdentity: AgeKeyPairIdentity, CustomStringConvertible {
                 throw AgeError.malformedHeader(
                     source: source, detail: "an ssh-rsa stanza has \(stanza.arguments.count) arguments after its type, not 1")
             }
-            try AgeSSH.checkTag(stanza.arguments[0], type: SSHRSARecipient.stanzaType, source: source)
             guard stanza.arguments[0] == ours else { continue }
             let fileKey: SecretBytes
             do {
