@@ -22,6 +22,10 @@ public struct PKCS11KeySource: KeySourceProvider {
     public var scheme: String { "pkcs11" }
     /// The module used when the URI names none.
     public let modulePath: String?
+    /// Whether a URI may name the module (`module-path`, `module-name`): yes for what a person
+    /// types; a service resolving references from less-trusted input should say no, since
+    /// loading a module runs its code.
+    public let allowsModulesFromURIs: Bool
     private let pins: any PKCS11PINProvider
 
     /// The longest PIN file read.
@@ -48,9 +52,10 @@ public struct PKCS11KeySource: KeySourceProvider {
 
     /// A key source that loads `modulePath` when a URI names no module, and asks `pins` for
     /// PINs a URI does not give.
-    public init(modulePath: String? = nil, pins: any PKCS11PINProvider = PKCS11NoPIN()) {
+    public init(modulePath: String? = nil, pins: any PKCS11PINProvider = PKCS11NoPIN(), allowsModulesFromURIs: Bool = true) {
         self.modulePath = modulePath
         self.pins = pins
+        self.allowsModulesFromURIs = allowsModulesFromURIs
     }
 
     /// A ``PKCS11Signer`` over the one private key `reference` names, its public key checked
@@ -86,6 +91,9 @@ public struct PKCS11KeySource: KeySourceProvider {
     ///   `module-name` is not found; ``PKCS11Error/invalidURI(uri:detail:)`` for a
     ///   `module-name` with a `/`.
     public func modulePath(for uri: PKCS11URI) throws(PKCS11Error) -> String {
+        if !allowsModulesFromURIs, uri.modulePath != nil || uri.moduleName != nil {
+            throw .invalidURI(uri: uri.description, detail: "module-path and module-name are not accepted here; the module is configured")
+        }
         if let path = uri.modulePath { return path }
         if let name = uri.moduleName {
             guard !name.isEmpty, !name.contains("/") else {

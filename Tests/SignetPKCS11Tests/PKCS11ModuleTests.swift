@@ -59,6 +59,16 @@ struct PKCS11ModuleTests {
         #expect(try PKCS11KeySource(modulePath: "/opt/given.so").modulePath(for: PKCS11URI()) == "/opt/given.so")
     }
 
+    @Test("a key source configured so refuses URIs that name a module: loading one runs its code")
+    func modulesFromURIsRefused() throws {
+        let guarded = PKCS11KeySource(modulePath: "/opt/given.so", allowsModulesFromURIs: false)
+        #expect(try guarded.modulePath(for: PKCS11URI()) == "/opt/given.so")
+        for text in ["pkcs11:object=k?module-path=/tmp/evil.so", "pkcs11:object=k?module-name=evil"] {
+            let error = try thrown(PKCS11Error.self) { try guarded.modulePath(for: PKCS11URI(parsing: text)) }
+            expectError(error, is: .invalidURI, mentioning: ["not accepted here"])
+        }
+    }
+
     @Test("a wrong PIN is wrongPIN, and the right one then works")
     func wrongPIN() throws {
         let module = try SoftHSM.module()
