@@ -26,6 +26,9 @@ public struct PKCS11KeySource: KeySourceProvider {
     /// types; a service resolving references from less-trusted input should say no, since
     /// loading a module runs its code.
     public let allowsModulesFromURIs: Bool
+    /// Whether a URI may carry the PIN itself (`pin-value`, RFC 7512 §2.4): a command line
+    /// should say no, since `ps` and shell history show its arguments.
+    public let allowsPINValueInURIs: Bool
     private let pins: any PKCS11PINProvider
 
     /// The longest PIN file read.
@@ -52,10 +55,14 @@ public struct PKCS11KeySource: KeySourceProvider {
 
     /// A key source that loads `modulePath` when a URI names no module, and asks `pins` for
     /// PINs a URI does not give.
-    public init(modulePath: String? = nil, pins: any PKCS11PINProvider = PKCS11NoPIN(), allowsModulesFromURIs: Bool = true) {
+    public init(
+        modulePath: String? = nil, pins: any PKCS11PINProvider = PKCS11NoPIN(), allowsModulesFromURIs: Bool = true,
+        allowsPINValueInURIs: Bool = true
+    ) {
         self.modulePath = modulePath
         self.pins = pins
         self.allowsModulesFromURIs = allowsModulesFromURIs
+        self.allowsPINValueInURIs = allowsPINValueInURIs
     }
 
     /// A ``PKCS11Signer`` over the one private key `reference` names, its public key checked
@@ -119,7 +126,12 @@ public struct PKCS11KeySource: KeySourceProvider {
     ///   `file:` URI, ``PKCS11Error/pinSourceUnreadable(path:detail:)`` when the file cannot be
     ///   read.
     public func pinProvider(for uri: PKCS11URI) throws(PKCS11Error) -> any PKCS11PINProvider {
-        if let value = uri.pinValue { return PKCS11FixedPIN(value) }
+        if let value = uri.pinValue {
+            guard allowsPINValueInURIs else {
+                throw .invalidURI(uri: uri.description, detail: "pin-value is not accepted here: give the PIN with pin-source=file:… instead")
+            }
+            return PKCS11FixedPIN(value)
+        }
         if let source = uri.pinSource { return PKCS11FixedPIN(try Self.readPIN(source: source, uri: uri)) }
         return pins
     }

@@ -70,6 +70,10 @@ extension TokenCLITests {
         #expect(pinFile.status == 0, "\(pinFile)")
         let pinSource = try store.signet("sign", "--key", uri + "?pin-source=file:" + box.path("pin.txt"), "file", "-o", "sig2", pin: nil)
         #expect(pinSource.status == 0, "\(pinSource)")
+        // A PIN in the URI itself would be on the command line: refused, and never echoed.
+        let pinValue = try store.signet("sign", "--key", uri + "?pin-value=" + SoftHSM.pin, "file", "-o", "sig4", pin: nil)
+        Self.expectRefused(pinValue, status: 2, saying: ["pin-value is not accepted here", "pin-source"], in: box)
+        #expect(!pinValue.stderr.contains("=" + SoftHSM.pin), "\(pinValue)")
         // --pin-file wins over a wrong SIGNET_PKCS11_PIN.
         let overridden = try store.signet("sign", "--key", uri, "--pin-file", box.path("pin.txt"), "file", "-o", "sig3", pin: "0000")
         #expect(overridden.status == 0, "\(overridden)")

@@ -13,8 +13,8 @@ struct TokenCommand: AsyncParsableCommand {
         (type=private for signing keys). The module (the .so of the token's vendor, e.g. \
         /usr/lib/softhsm/libsofthsm2.so, OpenSC's opensc-pkcs11.so, ykcs11) comes from the \
         URI's module-path, --module, SIGNET_PKCS11_MODULE, or p11-kit's proxy. The PIN comes \
-        from the URI's pin-source, --pin-file, SIGNET_PKCS11_PIN or a prompt (a URI's \
-        pin-value is honoured too, as RFC 7512 allows, but it lands in shell history and ps). Every command that takes --key accepts such a URI. docs/pkcs11.md has \
+        from the URI's pin-source, --pin-file, SIGNET_PKCS11_PIN or a prompt, never from the \
+        command line (a URI's pin-value is refused). Every command that takes --key accepts such a URI. docs/pkcs11.md has \
         the details.
         """,
         subcommands: [TokenList.self, TokenKeys.self, TokenGenerate.self, TokenPublic.self]

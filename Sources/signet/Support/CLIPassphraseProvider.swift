@@ -14,13 +14,20 @@ struct CLIPassphraseProvider: PassphraseProvider {
     static let environmentVariable = "SIGNET_PASSPHRASE"
 
     var passphraseFile: String?
-    /// Whether `SIGNET_PASSPHRASE` is a source (not for a new passphrase replacing it).
+    /// Whether the environment variable is a source (not for a new passphrase replacing it).
     var useEnvironment = true
+    /// The secret's name in prompts and messages, the variable it may come from, and the flag
+    /// that names its file: a token PIN is the same kind of secret (``CLIPINProvider``).
+    var what = "passphrase"
+    var variable = CLIPassphraseProvider.environmentVariable
+    var fileFlag = "--passphrase-file"
+    /// Where else the secret may come from, named when none was given (a PIN: the URI).
+    var otherSource: String?
 
     func passphrase(for source: String, confirm: Bool) throws -> SecretBytes {
         let secret = try obtain(for: source, confirm: confirm)
         if secret.isEmpty {
-            throw SignetCoreError.invalidArgument(detail: "the passphrase for \(source) is empty")
+            throw SignetCoreError.invalidArgument(detail: "the \(what) for \(source) is empty")
         }
         return secret
     }
@@ -34,7 +41,7 @@ struct CLIPassphraseProvider: PassphraseProvider {
             let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
             return SecretBytes(trimmed)
         }
-        if useEnvironment, let value = getenv(Self.environmentVariable) {
+        if useEnvironment, let value = getenv(variable) {
             return SecretBytes(Array(String(cString: value).utf8))
         }
         // Prompt only when a person is watching: standard error is a terminal.
@@ -43,11 +50,13 @@ struct CLIPassphraseProvider: PassphraseProvider {
             throw SignetCoreError.passphraseUnavailable(
                 source: source,
                 detail: useEnvironment
-                    ? "a passphrase is needed and there is no terminal to ask on (use --passphrase-file FILE or set \(Self.environmentVariable))"
-                    : "a passphrase is needed and there is no terminal to ask on (use --new-passphrase-file FILE)")
+                    ? "a \(what) is needed and there is no terminal to ask on (use \(fileFlag) FILE"
+                        + (otherSource.map { ", set \(variable), or \($0))" } ?? " or set \(variable))")
+                    : "a \(what) is needed and there is no terminal to ask on (use --new-passphrase-file FILE)")
         }
         defer { close(terminal) }
-        return try TerminalPrompt.read(prompt: "Passphrase for \(source): ", what: "passphrase", confirm: confirm, terminal: terminal)
+        let prompt = what.prefix(1).uppercased() + what.dropFirst() + " for \(source): "
+        return try TerminalPrompt.read(prompt: prompt, what: what, confirm: confirm, terminal: terminal)
     }
 }
 

@@ -34,40 +34,21 @@ struct PKCS11Options: ParsableArguments {
     var pins: CLIPINProvider { CLIPINProvider(pinFile: pinFile) }
 
     /// The key source `pkcs11:` references resolve through.
-    var keySource: PKCS11KeySource { PKCS11KeySource(modulePath: modulePath, pins: pins) }
+    var keySource: PKCS11KeySource { PKCS11KeySource(modulePath: modulePath, pins: pins, allowsPINValueInURIs: false) }
 }
 
 /// Token PINs for the CLI: `--pin-file`, `SIGNET_PKCS11_PIN`, or a prompt on the terminal
-/// (without echo); never from the command line. A URI's `pin-source` comes first (the key
-/// source reads it).
+/// (without echo) — the passphrase sources, for a PIN. A URI's `pin-source` comes first (the
+/// key source reads it); its `pin-value` is refused, as a PIN on the command line.
 struct CLIPINProvider: PKCS11PINProvider {
     static let environmentVariable = "SIGNET_PKCS11_PIN"
 
     var pinFile: String?
 
     func pin(for token: String) throws -> SecretBytes {
-        let pin: SecretBytes
-        if let pinFile {
-            var bytes = try FileInput.readAll(path: pinFile, limit: 4096)
-            defer { SecretBytes.zero(&bytes) }
-            let line = bytes.prefix { $0 != UInt8(ascii: "\n") }
-            pin = SecretBytes(line.last == UInt8(ascii: "\r") ? line.dropLast() : line)
-        } else if let value = getenv(Self.environmentVariable) {
-            pin = SecretBytes(Array(String(cString: value).utf8))
-        } else {
-            let terminal = isatty(2) == 1 ? open("/dev/tty", O_RDWR | O_NOCTTY) : -1
-            guard terminal >= 0 else {
-                throw SignetCoreError.passphraseUnavailable(
-                    source: "token \(token)",
-                    detail: "a PIN is needed and there is no terminal to ask on (use --pin-file FILE, set \(Self.environmentVariable), or add pin-source to the URI)")
-            }
-            defer { close(terminal) }
-            let shown = PrintableText.escaped(token, limit: 64, marksCut: true)
-            pin = try TerminalPrompt.read(prompt: "PIN for token \(shown): ", what: "PIN", confirm: false, terminal: terminal)
-        }
-        guard !pin.isEmpty else {
-            throw SignetCoreError.invalidArgument(detail: "the PIN for token \(token) is empty")
-        }
-        return pin
+        let sources = CLIPassphraseProvider(
+            passphraseFile: pinFile, what: "PIN", variable: Self.environmentVariable, fileFlag: "--pin-file",
+            otherSource: "add pin-source to the URI")
+        return try sources.passphrase(for: "token " + PrintableText.escaped(token, limit: 64, marksCut: true), confirm: false)
     }
 }
