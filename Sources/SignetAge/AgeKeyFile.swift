@@ -108,8 +108,8 @@ public enum AgeKeyFile {
     ///   (cut short, and never an identity's secret).
     public static func recipient(_ string: String, source: String? = nil) throws(AgeError) -> any AgeRecipient {
         let source = source ?? X25519Recipient.quoted(string)
-        if string.utf8.count <= X25519Recipient.maximumLength, AgeSSH.looksLikeSSHKey(string) {
-            return try AgeSSH.recipient(line: string, source: source)
+        if string.utf8.count <= X25519Recipient.maximumLength, let key = try? AgeSSH.keyFields(of: string) {
+            return try AgeSSH.recipient(type: key.type, blob: key.blob, source: source)
         }
         if string.hasPrefix(MLKEM768X25519Recipient.humanReadablePart + "1") {
             return try MLKEM768X25519Recipient(string, source: source)

@@ -51,4 +51,58 @@ enum AgePayload {
         carried = isFinal ? nil : buffer[buffer.count - 1]
         return (isFinal ? buffered : buffer.count - 1, isFinal)
     }
+
+    /// Runs the payload through two batches in turn: while the chunks of one are sealed or
+    /// opened on every core (a job on a queue of its own), the calling thread writes the
+    /// previous batch and reads the next — the caller's reader and writer stay on its thread.
+    static func runPipeline<Batch: PayloadBatch>(
+        _ slots: [Batch], label: String, key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink
+    ) throws(AgeError) {
+        let queue = DispatchQueue(label: label, qos: .userInitiated)
+        var counter: UInt64 = 0
+        var carried: UInt8?
+        var pending: (slot: Batch, group: DispatchGroup, firstCounter: UInt64)?
+        var current = 0
+        // Never return with a job still using a batch's buffers.
+        defer { pending?.group.wait() }
+        while true {
+            let slot = slots[current]
+            let batch = try slot.fill(from: input, carried: &carried)
+            let group = DispatchGroup()
+            let firstCounter = counter
+            queue.async(group: group) {
+                slot.process(key: key, count: batch.count, firstCounter: firstCounter, isFinal: batch.isFinal)
+            }
+            // The new job is pending before the previous batch is flushed, so that a flush that
+            // throws still leaves it to the `defer` to wait for.
+            let previous = pending
+            pending = (slot, group, firstCounter)
+            if let previous {
+                previous.group.wait()
+                try previous.slot.flush(to: output, firstCounter: previous.firstCounter)
+            }
+            if batch.isFinal {
+                group.wait()
+                pending = nil
+                try slot.flush(to: output, firstCounter: firstCounter)
+                return
+            }
+            counter += UInt64(slot.width)
+            current ^= 1
+        }
+    }
+}
+
+/// One batch of the payload pipeline (``AgePayload/runPipeline(_:label:key:from:to:)``): filled
+/// and flushed by the calling thread, processed by a background job, never by two at once.
+protocol PayloadBatch: AnyObject, Sendable {
+    /// The chunks a full batch holds.
+    var width: Int { get }
+    /// Reads the batch (after the byte carried over from the previous one); returns how many
+    /// chunks it holds and whether it ends the input.
+    func fill(from input: any AgeByteSource, carried: inout UInt8?) throws(AgeError) -> (count: Int, isFinal: Bool)
+    /// Seals or opens the batch's `count` chunks, numbered from `firstCounter`, on every core.
+    func process(key: SymmetricKey, count: Int, firstCounter: UInt64, isFinal: Bool)
+    /// Writes what the batch made, in order, then throws what went wrong in it, if anything.
+    func flush(to output: any AgeByteSink, firstCounter: UInt64) throws(AgeError)
 }

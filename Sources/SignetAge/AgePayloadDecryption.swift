@@ -13,49 +13,8 @@ extension AgePayload {
     /// chunk flagged last, that ends inside a chunk, whose empty last chunk follows data, or
     /// that goes on after the chunk flagged last.
     static func decrypt(key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink, source: String) throws(AgeError) {
-        let width = batchWidth
-        let slots = (0..<2).map { _ in DecryptionSlot(width: width) }
-        let opening = DispatchQueue(label: "signet.age.open", qos: .userInitiated)
-        var counter: UInt64 = 0
-        var carried: UInt8?
-        var pending: (slot: DecryptionSlot, group: DispatchGroup)?
-        var current = 0
-        defer { pending?.group.wait() }
-        while true {
-            let slot = slots[current]
-            let batch = try slot.fill(from: input, carried: &carried)
-            if batch.count == 0 {
-                // Nothing after the previous batch's chunks: they were all full and unflagged.
-                if let previous = pending {
-                    previous.group.wait()
-                    pending = nil
-                    try previous.slot.flush(to: output, source: source)
-                }
-                if counter == 0 { throw AgeError.payloadInvalid(source: source, detail: "the file ends right after the payload nonce, with no chunk (truncated)") }
-                throw AgeError.payloadInvalid(source: source, detail: "the file ends after chunk \(counter), which is not flagged last (truncated)")
-            }
-            let group = DispatchGroup()
-            let firstCounter = counter
-            opening.async(group: group) {
-                slot.open(key: key, count: batch.count, firstCounter: firstCounter, isFinal: batch.isFinal)
-            }
-            // The new job is pending before the previous batch is flushed, so that a flush that
-            // throws still leaves it to the `defer` to wait for.
-            let previous = pending
-            pending = (slot, group)
-            if let previous {
-                previous.group.wait()
-                try previous.slot.flush(to: output, source: source)
-            }
-            if batch.isFinal {
-                group.wait()
-                pending = nil
-                try slot.flush(to: output, source: source)
-                return
-            }
-            counter += UInt64(width)
-            current ^= 1
-        }
+        let slots = (0..<2).map { _ in DecryptionSlot(width: batchWidth, source: source) }
+        try runPipeline(slots, label: "signet.age.open", key: key, from: input, to: output)
     }
 
     /// The plaintext of one sealed chunk (ciphertext ‖ tag), or nil when it does not
@@ -74,8 +33,10 @@ extension AgePayload {
 }
 
 /// One batch of sealed chunks and what opening them gave. Used by one thread at a time.
-final class DecryptionSlot: @unchecked Sendable {
+final class DecryptionSlot: PayloadBatch, @unchecked Sendable {
     let width: Int
+    /// The input's name in messages.
+    let source: String
     /// Sealed chunks: a full batch, and one byte more to learn whether the batch ends the file.
     let sealed: UnsafeMutableRawBufferPointer
     var usable = 0
@@ -86,8 +47,9 @@ final class DecryptionSlot: @unchecked Sendable {
 
     private static let sealedSize = AgePayload.chunkSize + AgePayload.tagSize
 
-    init(width: Int) {
+    init(width: Int, source: String) {
         self.width = width
+        self.source = source
         sealed = UnsafeMutableRawBufferPointer.allocate(byteCount: width * Self.sealedSize + 1, alignment: 16)
         plaintexts = Array(repeating: nil, count: width)
     }
@@ -99,12 +61,16 @@ final class DecryptionSlot: @unchecked Sendable {
     func fill(from input: any AgeByteSource, carried: inout UInt8?) throws(AgeError) -> (count: Int, isFinal: Bool) {
         let batch = try AgePayload.fillBatch(sealed, from: input, carried: &carried)
         usable = batch.usable
+        // Only the first batch can be empty: a later one starts with the carried byte.
+        guard usable > 0 else {
+            throw AgeError.payloadInvalid(source: source, detail: "the file ends right after the payload nonce, with no chunk (truncated)")
+        }
         return ((usable + Self.sealedSize - 1) / Self.sealedSize, batch.isFinal)
     }
 
     /// Opens the batch's chunks concurrently; the chunks of a batch that does not end the input
     /// are all full and none is flagged last, and in the last batch only the last chunk is.
-    func open(key: SymmetricKey, count: Int, firstCounter: UInt64, isFinal: Bool) {
+    func process(key: SymmetricKey, count: Int, firstCounter: UInt64, isFinal: Bool) {
         let sealed = UnsafeRawBufferPointer(rebasing: self.sealed[0..<usable])
         let results = UnsafeMutableBufferPointer<Data?>.allocate(capacity: count)
         results.initialize(repeating: nil)
@@ -129,7 +95,7 @@ final class DecryptionSlot: @unchecked Sendable {
         } else if isFinal, count > 1 || firstCounter > 0, plaintexts[count - 1]?.isEmpty == true {
             let number = firstCounter + UInt64(count)
             failure = .payloadInvalid(
-                source: "", detail: "chunk \(number), the last, is empty after \(number - 1) chunks of data; only an empty file ends with an empty chunk")
+                source: source, detail: "chunk \(number), the last, is empty after \(number - 1) chunks of data; only an empty file ends with an empty chunk")
             plaintexts[count - 1] = nil
         }
     }
@@ -144,7 +110,7 @@ final class DecryptionSlot: @unchecked Sendable {
         let lower = index * Self.sealedSize
         let chunk = UnsafeRawBufferPointer(rebasing: sealed[lower..<min(lower + Self.sealedSize, usable)])
         let counter = firstCounter + UInt64(index)
-        func invalid(_ detail: String) -> AgeError { .payloadInvalid(source: "", detail: detail) }
+        func invalid(_ detail: String) -> AgeError { .payloadInvalid(source: source, detail: detail) }
         if isFinal && index == count - 1 {
             if chunk.count < AgePayload.tagSize {
                 return (invalid("chunk \(number) is \(chunk.count) bytes, shorter than its 16-byte tag (truncated)"), nil)
@@ -164,7 +130,7 @@ final class DecryptionSlot: @unchecked Sendable {
     }
 
     /// Writes the plaintexts that opened, in order, then throws the batch's failure, if any.
-    func flush(to output: any AgeByteSink, source: String) throws(AgeError) {
+    func flush(to output: any AgeByteSink, firstCounter: UInt64) throws(AgeError) {
         for case let plaintext? in plaintexts {
             let written = plaintext.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
                 Result { () throws(AgeError) in try output.write(buffer: buffer) }
@@ -172,10 +138,7 @@ final class DecryptionSlot: @unchecked Sendable {
             try written.get()
         }
         plaintexts = []
-        if let failure {
-            if case .payloadInvalid(_, let detail) = failure { throw AgeError.payloadInvalid(source: source, detail: detail) }
-            throw failure
-        }
+        if let failure { throw failure }
     }
 
     private struct OpenBuffers: @unchecked Sendable {

@@ -3,57 +3,21 @@ import Dispatch
 import Foundation
 import SignetCore
 
-/// Encryption of the payload as a pipeline over three batches: while the chunks of batch N are
+/// Encryption of the payload through the pipeline of two batches: while the chunks of batch N are
 /// sealed on every core, the calling thread writes batch N − 1 and reads batch N + 1, so that
 /// reading and writing (one thread, as the caller's closures require) overlap with sealing.
 extension AgePayload {
     /// Seals everything `input` yields into `output`.
     static func encrypt(key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink) throws(AgeError) {
-        let width = batchWidth
-        let slots = (0..<2).map { _ in EncryptionSlot(width: width) }
-        let sealing = DispatchQueue(label: "signet.age.seal", qos: .userInitiated)
-        var counter: UInt64 = 0
-        var carried: UInt8?
-        var pending: (slot: EncryptionSlot, group: DispatchGroup)?
-        var current = 0
-        defer {
-            // Never leave a sealing job behind with buffers about to be freed.
-            pending?.group.wait()
-        }
-        while true {
-            let slot = slots[current]
-            // Read this batch while the previous one is being sealed.
-            let batch = try slot.fill(from: input, carried: &carried)
-            let group = DispatchGroup()
-            let firstCounter = counter
-            sealing.async(group: group) {
-                slot.seal(key: key, count: batch.count, firstCounter: firstCounter, endsFile: batch.isFinal)
-            }
-            // Write the previous batch while this one is being sealed.
-            // The new job is pending before the previous batch is flushed, so that a flush that
-            // throws still leaves it to the `defer` to wait for.
-            let previous = pending
-            pending = (slot, group)
-            if let previous {
-                previous.group.wait()
-                try previous.slot.flush(to: output, firstCounter: counter - UInt64(width))
-            }
-            if batch.isFinal {
-                group.wait()
-                pending = nil
-                try slot.flush(to: output, firstCounter: firstCounter)
-                return
-            }
-            counter += UInt64(width)
-            current ^= 1
-        }
+        let slots = (0..<2).map { _ in EncryptionSlot(width: batchWidth) }
+        try runPipeline(slots, label: "signet.age.seal", key: key, from: input, to: output)
     }
 }
 
 /// One batch: the plaintext read, and each chunk's sealed box once sealed. Used by one thread
 /// at a time: the reading thread fills and flushes it, a sealing job seals it, and the
 /// pipeline waits for the job before the slot is touched again.
-final class EncryptionSlot: @unchecked Sendable {
+final class EncryptionSlot: PayloadBatch, @unchecked Sendable {
     let width: Int
     /// Plaintext: a full batch, and one byte more to learn whether the batch ends the file.
     let plain: UnsafeMutableRawBufferPointer
@@ -82,7 +46,7 @@ final class EncryptionSlot: @unchecked Sendable {
     }
 
     /// Seals the batch's `count` chunks concurrently into ``boxes``.
-    func seal(key: SymmetricKey, count: Int, firstCounter: UInt64, endsFile: Bool) {
+    func process(key: SymmetricKey, count: Int, firstCounter: UInt64, isFinal endsFile: Bool) {
         let results = UnsafeMutableBufferPointer<Data?>.allocate(capacity: count)
         results.initialize(repeating: nil)
         defer { results.deinitialize().deallocate() }

@@ -25,6 +25,11 @@ public enum AgeSSH {
         guard let (type, blob) = try? keyFields(of: line) else {
             throw AgeError.invalidKey(source: source, detail: "not an OpenSSH public key line ([options] type base64 [comment])")
         }
+        return try recipient(type: type, blob: blob, source: source)
+    }
+
+    /// The recipient of the key `type` and `blob` taken from a key line by ``keyFields(of:)``.
+    static func recipient(type: String, blob: String, source: String) throws(AgeError) -> any AgeRecipient {
         guard type == SSHRSARecipient.stanzaType || type == SSHEd25519Recipient.stanzaType else {
             throw AgeError.unsupported(
                 source: source, detail: "\(PrintableText.escaped(type, limit: 40, marksCut: true)) keys as recipients (age encrypts to ssh-rsa and ssh-ed25519 keys only)")

@@ -242,21 +242,29 @@ public struct PKCS11Signer: Signer {
         guard digest.algorithm == expected else {
             throw SignetCoreError.invalidArgument(detail: "\(algorithm.rawValue) needs a \(expected.rawValue) digest, not \(digest.algorithm.rawValue)")
         }
-        switch algorithm {
-        case .ecdsaP256SHA256, .ecdsaP384SHA384:
-            let raw = try module.sign(digest.bytes, with: key, mechanism: .ecdsa, pin: pin)
-            let length = algorithm == .ecdsaP256SHA256 ? 64 : 96
-            guard raw.count == length else {
-                throw PKCS11Error.misbehaved("C_Sign", "an ECDSA signature of \(raw.count) bytes (\(length) expected)")
-            }
-            return try algorithm.derSignature(fromRaw: raw)
-        case .rsaPKCS1v15SHA256, .rsaPKCS1v15SHA512:
-            let prefix = algorithm == .rsaPKCS1v15SHA256 ? Self.sha256DigestInfo : Self.sha512DigestInfo
-            return try rsaSized(module.sign(prefix + digest.bytes, with: key, mechanism: .rsaPKCS1v15, pin: pin))
-        case .rsaPSSSHA256, .rsaPSSSHA512:
-            return try rsaSized(module.sign(digest.bytes, with: key, mechanism: .rsaPSS(expected), pin: pin))
-        default:
+        guard let input = tokenInput(for: digest) else {
             throw SignetCoreError.algorithmMismatch(algorithm: algorithm.rawValue, keyDescription: publicKey.kind.description, hint: "")
+        }
+        let signature = try module.sign(input.data, with: key, mechanism: input.mechanism, pin: pin)
+        guard case .ecdsa = input.mechanism else { return try rsaSized(signature) }
+        let length = algorithm == .ecdsaP256SHA256 ? 64 : 96
+        guard signature.count == length else {
+            throw PKCS11Error.misbehaved("C_Sign", "an ECDSA signature of \(signature.count) bytes (\(length) expected)")
+        }
+        return try algorithm.derSignature(fromRaw: signature)
+    }
+
+    /// What the token is asked to sign for `digest`, and how: the digest itself (`CKM_ECDSA`,
+    /// `CKM_RSA_PKCS_PSS`) or `DigestInfo` ‖ digest (`CKM_RSA_PKCS`); nil for Ed25519. The
+    /// benchmark's raw loop signs the same input.
+    @_spi(Benchmarking)
+    public func tokenInput(for digest: MessageDigest) -> (mechanism: PKCS11SignMechanism, data: [UInt8])? {
+        switch algorithm {
+        case .ecdsaP256SHA256, .ecdsaP384SHA384: return (.ecdsa, digest.bytes)
+        case .rsaPKCS1v15SHA256: return (.rsaPKCS1v15, Self.sha256DigestInfo + digest.bytes)
+        case .rsaPKCS1v15SHA512: return (.rsaPKCS1v15, Self.sha512DigestInfo + digest.bytes)
+        case .rsaPSSSHA256, .rsaPSSSHA512: return (.rsaPSS(digest.algorithm), digest.bytes)
+        default: return nil
         }
     }
 

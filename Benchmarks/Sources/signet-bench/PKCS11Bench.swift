@@ -16,16 +16,9 @@ func pkcs11Bench(module path: String, uri: String, pinFile: String, seconds: Dou
         throw SignetCoreError.invalidArgument(detail: "pkcs11 bench: a key that signs digests (ECDSA or RSA), not \(signer.algorithm.rawValue)")
     }
     let digest = digestAlgorithm.hash(Array("signet benchmark message".utf8))
-    // What the raw loop hands the token: the digest (ECDSA) or DigestInfo ‖ digest (RSA).
-    let mechanism: PKCS11SignMechanism
-    let rawInput: [UInt8]
-    switch signer.publicKey.kind {
-    case .rsa:
-        mechanism = .rsaPKCS1v15
-        rawInput = [0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20] + digest.bytes
-    default:
-        mechanism = .ecdsa
-        rawInput = digest.bytes
+    // The raw loop hands the token exactly what the signer does.
+    guard let (mechanism, rawInput) = signer.tokenInput(for: digest) else {
+        throw SignetCoreError.invalidArgument(detail: "pkcs11 bench: no digest input for \(signer.algorithm.rawValue)")
     }
     _ = try await signer.sign(digest: digest)
     _ = try module.rawSignLoop(rawInput, with: key, mechanism: mechanism, pin: pins, count: 1)
