@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SignetTLS", targets: ["SignetTLS"]),
         .library(name: "SignetAge", targets: ["SignetAge"]),
         .library(name: "SignetPKCS11", targets: ["SignetPKCS11"]),
+        .library(name: "SignetServer", targets: ["SignetServer"]),
         .executable(name: "signet", targets: ["signet"]),
     ],
     dependencies: [
@@ -32,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
     ],
     targets: [
         .target(
@@ -152,9 +156,33 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The backend: apps allow-list, signed-request API, users and sessions, admin API, on
+        // Hummingbird 2 with SQLite (embedded) or PostgreSQL (many nodes) through sql-kit.
+        .target(
+            name: "SignetServer",
+            dependencies: [
+                "SignetCore", "SignetHTTP", "SignetHummingbird", "SignetVault", "SignetX509", "SignetTLS",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "signet",
             dependencies: [
+                "SignetServer",
                 "SignetX509",
                 "SignetTLS",
                 "SignetCore",
@@ -269,6 +297,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
+        ),
+        // The server in-process and as `signet serve` processes, over TLS with a pinned client; on
+        // SQLite and on a real PostgreSQL; attacks, hostile bodies, crashes, the python client.
+        .testTarget(
+            name: "SignetServerTests",
+            dependencies: [
+                "signet", "SignetServer", "SignetTLS", "SignetX509", "SignetHTTP", "SignetCore", "SignetTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Python"]
         ),
         // Replays Fuzz/corpus/<target>/ and Fuzz/regressions/<target>/ through every fuzz target.
         .testTarget(

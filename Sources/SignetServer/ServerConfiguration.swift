@@ -1,0 +1,47 @@
+import SignetCore
+import SignetHTTP
+
+/// How a server behaves: where it listens, how requests are authenticated, and the rules for
+/// passwords, sessions and sign-in attempts. The defaults are what `signet serve` runs with.
+public struct ServerConfiguration: Sendable {
+    /// The address to bind (`127.0.0.1` by default: loopback only).
+    public var hostname = "127.0.0.1"
+    /// The port; 0 picks a free one (the bound port is reported when the server runs).
+    public var port = 8443
+
+    /// What a request signature must cover and how fresh it must be; `nonce` is required so
+    /// that a replay on any node is refused.
+    public var signaturePolicy: HTTPSignaturePolicy = {
+        var policy = HTTPSignaturePolicy()
+        policy.requireNonce = true
+        return policy
+    }()
+    /// The scheme and authority clients sign when the server sits behind a TLS-terminating
+    /// proxy; nil uses what the server itself sees.
+    public var publicScheme: String?
+    public var publicAuthority: String?
+    /// How long a revocation may take to reach every node: principals are cached this long.
+    public var revocationLatency: Duration = .seconds(1)
+
+    /// The largest request body any endpoint reads.
+    public var maximumBodySize = 64 << 10
+
+    /// How passwords are hashed (scrypt, DESIGN.md §3); a stored hash weaker than this is
+    /// replaced at the next sign-in.
+    public var passwordHasher = PasswordHasher()
+    /// The shortest and longest password accepted, in characters.
+    public var passwordLength = 10...1024
+    /// The longest display name, in characters.
+    public var maximumDisplayNameLength = 100
+    /// How long a session lasts, in seconds (30 days).
+    public var sessionLifetime: Int64 = 30 * 24 * 3600
+
+    /// Failed sign-ins allowed per account, and per client address, in one window.
+    public var failedSignInsPerAccount = 5
+    public var failedSignInsPerAddress = 50
+    /// The rate-limit window, in seconds (15 minutes).
+    public var rateLimitWindow: Int64 = 15 * 60
+
+    /// The defaults.
+    public init() {}
+}

@@ -1,0 +1,125 @@
+import Foundation
+import SignetCore
+import SignetVault
+import SignetX509
+import X509
+
+/// The embedded server's data folder: the SQLite database, a vault holding the server's keys
+/// (unlocked by a key file beside it, mode 0600), and a self-signed TLS certificate for
+/// `localhost`, 127.0.0.1 and ::1, all made on first start.
+///
+/// ```
+/// DIR/signet.sqlite          users, sessions, apps, nonces (unless the database is PostgreSQL)
+/// DIR/server.vault           the response-signing key (Ed25519), the TLS key and a backup (P-256)
+/// DIR/server.vault.key       the vault's key file (0600)
+/// DIR/tls-certificate.pem    the self-signed certificate; its key's pin is printed for clients
+/// ```
+///
+/// The vault keeps keys out of plain files and out of the database; it is only as safe as the
+/// key file, so a deployment puts that on other storage (`SIGNET_VAULT_KEY_FILE`) or gives a
+/// real certificate and a token key instead.
+public struct ServerDataFolder: Sendable {
+    /// The folder.
+    public let path: String
+    /// The vault's key file; by default inside the folder.
+    public let vaultKeyFile: String
+
+    /// The vault item names of the server's keys.
+    public static let vaultService = "signet-server"
+    public static let responseKeyAccount = "response-signing"
+    public static let tlsKeyAccount = "tls"
+    /// A second TLS key, not in use: its pin is the backup every client pins too (RFC 7469
+    /// §4.3), so the server can move to it without locking clients out.
+    public static let tlsBackupKeyAccount = "tls-backup"
+
+    public init(path: String, vaultKeyFile: String? = nil) {
+        self.path = path
+        self.vaultKeyFile = vaultKeyFile ?? path + "/server.vault.key"
+    }
+
+    public var databasePath: String { path + "/signet.sqlite" }
+    public var vaultPath: String { path + "/server.vault" }
+    public var certificatePath: String { path + "/tls-certificate.pem" }
+
+    /// What the server runs with: its response-signing key and its TLS identity.
+    public struct Identity: Sendable {
+        public var responseSigner: SoftwareSigner
+        public var tlsKey: PrivateKey
+        public var certificate: Certificate
+        /// The backup TLS key's public half.
+        public var backupTLSKey: PublicKey
+        /// The pin clients give: the fingerprint of the certificate's key.
+        public var pin: KeyFingerprint { tlsKey.publicKey.fingerprint }
+        /// The pin of the backup key, which clients give as well.
+        public var backupPin: KeyFingerprint { backupTLSKey.fingerprint }
+        /// Whether this start created the keys and certificate.
+        public var created: Bool
+    }
+
+    /// Opens the folder, creating what is missing (under a lock, so nodes sharing a folder
+    /// agree on one set of keys).
+    public func prepare() async throws(ServerError) -> Identity {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .configuration(detail: "\(path): cannot create the data folder: \(error.localizedDescription)")
+        }
+        let lock = open(path + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw .configuration(detail: "\(path)/.lock: \(String(cString: strerror(errno)))") }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw .configuration(detail: "\(path)/.lock: \(String(cString: strerror(errno)))") }
+        }
+        do {
+            return try await prepareLocked()
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            throw .configuration(detail: "\(path): \(error)")
+        }
+    }
+
+    private func prepareLocked() async throws -> Identity {
+        var created = false
+        if !AtomicFile.exists(vaultKeyFile) {
+            guard !AtomicFile.exists(vaultPath) else {
+                throw ServerError.configuration(detail: "\(vaultKeyFile): missing, and the vault \(vaultPath) cannot be opened without it")
+            }
+            try AtomicFile.write(RandomBytes.make(32), to: vaultKeyFile, permissions: .privateToOwner, overwrite: false)
+        }
+        let keyFile = SecretBytes(try FileInput.readAll(path: vaultKeyFile, limit: VaultCredentials.maximumKeyFileLength))
+        let credentials = VaultCredentials(keyFile: keyFile)
+        let vault: Vault
+        if AtomicFile.exists(vaultPath) {
+            vault = try Vault(path: vaultPath, credentials: credentials)
+        } else {
+            vault = try Vault.create(at: vaultPath, credentials: credentials, kdf: VaultKDFParameters(logN: 14))
+            created = true
+        }
+        let responseKey = try await key(in: vault, account: Self.responseKeyAccount, type: .ed25519)
+        let tlsKey = try await key(in: vault, account: Self.tlsKeyAccount, type: .p256)
+        let backupKey = try await key(in: vault, account: Self.tlsBackupKeyAccount, type: .p256)
+        let certificate: Certificate
+        if AtomicFile.exists(certificatePath), let existing = try X509Files.readCertificates(path: certificatePath).first,
+           existing.publicKey == (try SignerPrivateKey(SoftwareSigner(key: tlsKey))).publicKey,
+           existing.notValidAfter > Date().addingTimeInterval(7 * 86400) {
+            certificate = existing
+        } else {
+            certificate = try await CertificateFactory.selfSigned(
+                signer: SoftwareSigner(key: tlsKey), subject: try SubjectParsing.distinguishedName("CN=localhost,O=Signet server"),
+                alternativeNames: try SubjectParsing.alternativeNames("DNS:localhost,IP:127.0.0.1,IP:::1"), days: 397)
+            try AtomicFile.write(try X509Files.encodePEM([certificate]), to: certificatePath, permissions: .standard, overwrite: true)
+            created = true
+        }
+        return Identity(responseSigner: try SoftwareSigner(key: responseKey), tlsKey: tlsKey, certificate: certificate, backupTLSKey: backupKey.publicKey, created: created)
+    }
+
+    private func key(in vault: Vault, account: String, type: KeyGenerationType) async throws -> PrivateKey {
+        if (try? await vault.item(service: Self.vaultService, account: account)) != nil {
+            return try await vault.privateKey(service: Self.vaultService, account: account)
+        }
+        let key = try PrivateKey.generate(type)
+        try await vault.setPrivateKey(key, service: Self.vaultService, account: account)
+        return key
+    }
+}

@@ -1,0 +1,116 @@
+import HTTPTypes
+import SignetCore
+
+/// Every error `SignetServer` gives a client or an operator.
+///
+/// Each case maps to one HTTP status and one stable problem `type`
+/// (`https://signet.dev/problems/server.<code>`, RFC 9457; codes as `SignetError` gives them); its message names what the client sent
+/// and never echoes secrets, SQL or internals.
+public enum ServerError: Error, Sendable, Equatable {
+    /// The request body or a field is not what the endpoint takes (400).
+    case badRequest(detail: String)
+    /// The request's signature, session or credentials are missing or wrong (401).
+    case unauthorized(detail: String)
+    /// The caller is known but may not do this: a revoked app, a non-admin key, a disabled
+    /// account (403).
+    case forbidden(detail: String)
+    /// Nothing exists under that name (404).
+    case notFound(what: String)
+    /// The name or e-mail address is already taken (409).
+    case conflict(detail: String)
+    /// The body is over the endpoint's limit (413).
+    case payloadTooLarge(limit: Int)
+    /// The body is not `application/json` (415).
+    case unsupportedMediaType(contentType: String)
+    /// Well-formed input that breaks a rule: a short password, an invalid e-mail (422).
+    case unprocessable(field: String, detail: String)
+    /// Too many attempts; retry after the given seconds (429).
+    case rateLimited(retryAfter: Int)
+    /// The database or another dependency failed; retry later (503). The detail is logged,
+    /// never sent.
+    case unavailable(detail: String)
+    /// The server's own configuration or data folder cannot be used (start-up only).
+    case configuration(detail: String)
+    /// A server refused a client's request: its status and the problem document's code and
+    /// detail (what ``AdminClient`` throws for a 4xx or 5xx answer).
+    case remote(status: Int, code: String, detail: String)
+}
+
+extension ServerError: SignetError {
+    /// What went wrong, for the client (``unavailable(detail:)`` says only that it is
+    /// temporary: its detail is for the log).
+    public var description: String {
+        switch self {
+        case .badRequest(let detail), .unauthorized(let detail), .forbidden(let detail), .conflict(let detail): return detail
+        case .notFound(let what): return "\(what) does not exist"
+        case .payloadTooLarge(let limit): return "the body is over the limit of \(limit) bytes"
+        case .unsupportedMediaType(let contentType): return "the body must be application/json, not \(contentType.isEmpty ? "nothing" : contentType)"
+        case .unprocessable(let field, let detail): return "\(field): \(detail)"
+        case .rateLimited(let retryAfter): return "too many attempts; retry in \(retryAfter) s"
+        case .unavailable: return "the server cannot answer this now; retry later"
+        case .configuration(let detail): return detail
+        case .remote(let status, let code, let detail): return "the server answered \(status) (\(code)): \(detail)"
+        }
+    }
+
+    /// The kind of failure, which decides a CLI's exit code.
+    public var category: FailureCategory {
+        switch self {
+        case .badRequest, .payloadTooLarge, .unsupportedMediaType, .unprocessable: return .malformedInput
+        case .unavailable, .configuration: return .environment
+        default: return .checkFailed
+        }
+    }
+
+    public static let codeDomain = "server"
+
+    public var code: SignetErrorCode<ServerError> {
+        switch self {
+        case .badRequest: return .badRequest
+        case .unauthorized: return .unauthorized
+        case .forbidden: return .forbidden
+        case .notFound: return .notFound
+        case .conflict: return .conflict
+        case .payloadTooLarge: return .payloadTooLarge
+        case .unsupportedMediaType: return .unsupportedMediaType
+        case .unprocessable: return .unprocessable
+        case .rateLimited: return .rateLimited
+        case .unavailable: return .unavailable
+        case .configuration: return .configuration
+        case .remote: return .remote
+        }
+    }
+
+    /// The HTTP status the error is answered with.
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .badRequest: return .badRequest
+        case .unauthorized: return .unauthorized
+        case .forbidden: return .forbidden
+        case .notFound: return .notFound
+        case .conflict: return .conflict
+        case .payloadTooLarge: return .contentTooLarge
+        case .unsupportedMediaType: return .unsupportedMediaType
+        case .unprocessable: return .unprocessableContent
+        case .rateLimited: return .tooManyRequests
+        case .unavailable, .configuration: return .serviceUnavailable
+        case .remote(let status, _, _): return HTTPResponse.Status(code: status)
+        }
+    }
+}
+
+/// The stable codes of ``ServerError``, one per case; the problem document's `type` ends in it.
+extension SignetErrorCode where Owner == ServerError {
+    public static let badRequest = Self("badRequest")
+    public static let unauthorized = Self("unauthorized")
+    public static let forbidden = Self("forbidden")
+    public static let notFound = Self("notFound")
+    public static let conflict = Self("conflict")
+    public static let payloadTooLarge = Self("payloadTooLarge")
+    public static let unsupportedMediaType = Self("unsupportedMediaType")
+    public static let unprocessable = Self("unprocessable")
+    public static let rateLimited = Self("rateLimited")
+    public static let unavailable = Self("unavailable")
+    public static let configuration = Self("configuration")
+    public static let remote = Self("remote")
+}

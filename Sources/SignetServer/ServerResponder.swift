@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SignetCore
+import SignetHTTP
+
+/// Writes every response the API gives — JSON bodies, RFC 9457 problem documents, empty
+/// replies — and signs it with the server's key when the request asks (`Accept-Signature`),
+/// covering the status, the body's digest and the request's method and target URI, so a
+/// client can tell that this answer came from the server, for this request.
+public struct ServerResponder: Sendable {
+    /// Signs responses; nil never signs.
+    public let signer: HTTPMessageSigner?
+    /// The scheme and authority of the request as the client sent and signed it (a response
+    /// signature covers the request's target URI, which the server must see as the client did).
+    public let publicScheme: String?
+    public let publicAuthority: String?
+
+    /// A responder signing with `signer` when asked.
+    public init(signer: (any Signer)?, publicScheme: String? = nil, publicAuthority: String? = nil) {
+        self.publicScheme = publicScheme
+        self.publicAuthority = publicAuthority
+        self.signer = signer.map { signer in
+            var messageSigner = HTTPMessageSigner(key: .signer(signer))
+            messageSigner.label = "server"
+            return messageSigner
+        }
+    }
+
+    /// What a response signature covers: the status, the body's digest, and which request it
+    /// answers.
+    static func components(hasBody: Bool) -> [SignatureComponent] {
+        var method = SignatureComponent.method
+        method.fromRequest = true
+        var target = SignatureComponent.targetURI
+        target.fromRequest = true
+        return [.status] + (hasBody ? [.contentDigest] : []) + [method, target]
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// A JSON response.
+    public func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, for request: Request, headers: HTTPFields = [:]) async throws -> Response {
+        let bytes = Array(try Self.encoder.encode(value))
+        var fields = headers
+        fields[.contentType] = "application/json"
+        return try await response(status: status, fields: fields, body: bytes, for: request)
+    }
+
+    /// An empty response (204 by default).
+    public func empty(status: HTTPResponse.Status = .noContent, for request: Request) async throws -> Response {
+        try await response(status: status, fields: [:], body: [], for: request)
+    }
+
+    /// The problem document for `error` (RFC 9457): `type` ends in the error's stable code.
+    public func problem(_ error: ServerError, for request: Request, headers: HTTPFields = [:]) async -> Response {
+        var fields = headers
+        if case .rateLimited(let retryAfter) = error { fields[.retryAfter] = String(retryAfter) }
+        return await problem(status: error.status, code: error.codeName, detail: error.description, for: request, headers: fields)
+    }
+
+    /// A problem document with the given status, code and detail.
+    func problem(status: HTTPResponse.Status, code: String, detail: String, for request: Request, headers: HTTPFields) async -> Response {
+        let document = ProblemDocument(
+            type: "https://signet.dev/problems/\(code)", title: status.reasonPhrase, status: status.code, detail: detail,
+            code: code, instance: request.uri.path)
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        let body = (try? Self.encoder.encode(document)).map(Array.init) ?? []
+        do {
+            return try await response(status: status, fields: fields, body: body, for: request)
+        } catch {
+            return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+    }
+
+    func response(status: HTTPResponse.Status, fields: HTTPFields, body: [UInt8], for request: Request) async throws -> Response {
+        var head = HTTPResponse(status: status, headerFields: fields)
+        if var signer, request.headers[.acceptSignature] != nil {
+            signer.components = Self.components(hasBody: !body.isEmpty)
+            var answered = request.head
+            if let publicScheme { answered.scheme = publicScheme }
+            if let publicAuthority { answered.authority = publicAuthority }
+            try await signer.sign(&head, body: body, answering: answered)
+        }
+        return Response(status: head.status, headers: head.headerFields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// An RFC 9457 problem document; `code` repeats the stable error code for clients that do not
+/// parse `type`.
+public struct ProblemDocument: Codable, Sendable, Equatable {
+    public var type: String
+    public var title: String
+    public var status: Int
+    public var detail: String
+    public var code: String
+    public var instance: String?
+}

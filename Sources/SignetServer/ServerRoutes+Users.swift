@@ -1,0 +1,116 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SignetCore
+
+extension ServerRoutes {
+    /// `POST /v1/users`, `POST /v1/sessions`, `DELETE /v1/sessions/current`, `GET /v1/me`,
+    /// `DELETE /v1/me/sessions`: every one signed by an app.
+    func addUserRoutes(to group: RouterGroup<ServerRequestContext>) {
+        group.post("users") { request, context in
+            _ = try context.principal(role: .app)
+            let body = try await ServerRequestBody.decode(UserAPI.Registration.self, from: request, limit: configuration.maximumBodySize)
+            let email = try UserInput.normalizedEmail(body.email)
+            try UserInput.checkPassword(body.password, allowed: configuration.passwordLength)
+            let name = try UserInput.displayName(body.displayName, maximum: configuration.maximumDisplayNameLength)
+            if try await store.user(email: email) != nil {
+                throw ServerError.conflict(detail: "an account with this e-mail address already exists")
+            }
+            let user = UserRecord(
+                id: UUID().uuidString.lowercased(), email: email, displayName: name,
+                passwordHash: try await passwords.hash(body.password), createdAt: store.now)
+            try await store.addUser(user)
+            return try await responder.json(Self.profile(user), status: .created, for: request)
+        }
+
+        group.post("sessions") { request, context in
+            let app = try context.principal(role: .app)
+            let body = try await ServerRequestBody.decode(UserAPI.SignIn.self, from: request, limit: configuration.maximumBodySize)
+            let email = try UserInput.normalizedEmail(body.email)
+            guard body.password.utf8.count <= PasswordHasher.maximumPasswordLength else {
+                throw ServerError.unprocessable(field: "password", detail: "is too long")
+            }
+            let accountBucket = "account:" + email
+            let addressBucket = "address:" + context.clientAddress
+            let window = configuration.rateLimitWindow
+            if let wait = try await store.retryAfter(bucket: accountBucket, limit: configuration.failedSignInsPerAccount, window: window) {
+                throw ServerError.rateLimited(retryAfter: wait)
+            }
+            if let wait = try await store.retryAfter(bucket: addressBucket, limit: configuration.failedSignInsPerAddress, window: window) {
+                throw ServerError.rateLimited(retryAfter: wait)
+            }
+            let user = try await store.user(email: email)
+            // An unknown address is checked against a decoy hash: it costs what a wrong password costs.
+            let matches = try await passwords.verify(body.password, against: user?.passwordHash)
+            guard let user, matches else {
+                try await store.recordFailure(bucket: accountBucket, window: window)
+                try await store.recordFailure(bucket: addressBucket, window: window)
+                throw ServerError.unauthorized(detail: "wrong e-mail address or password")
+            }
+            guard user.disabledAt == nil else { throw ServerError.forbidden(detail: "this account is disabled") }
+            try await store.clearFailures(bucket: accountBucket)
+            if (try? configuration.passwordHasher.needsRehash(user.passwordHash)) == true {
+                try await store.updatePasswordHash(userID: user.id, to: try await passwords.hash(body.password))
+            }
+            let token = SessionToken.make()
+            let now = store.now
+            let session = SessionRecord(
+                tokenHash: SessionToken.hash(token), userID: user.id, app: app.name, createdAt: now,
+                expiresAt: now + configuration.sessionLifetime)
+            try await store.addSession(session)
+            let reply = UserAPI.Session(token: token, expiresAt: session.expiresAt, user: Self.profile(user))
+            return try await responder.json(reply, status: .created, for: request, headers: [.cacheControl: "no-store"])
+        }
+
+        group.delete("sessions/current") { request, context in
+            let app = try context.principal(role: .app)
+            let (session, _) = try await signedInUser(request, app: app)
+            try await store.deleteSession(tokenHash: session.tokenHash)
+            return try await responder.empty(for: request)
+        }
+
+        group.get("me") { request, context in
+            let app = try context.principal(role: .app)
+            let (_, user) = try await signedInUser(request, app: app)
+            return try await responder.json(Self.profile(user), for: request, headers: [.cacheControl: "no-store"])
+        }
+
+        group.delete("me/sessions") { request, context in
+            let app = try context.principal(role: .app)
+            let (_, user) = try await signedInUser(request, app: app)
+            let count = try await store.deleteSessions(userID: user.id)
+            return try await responder.json(UserAPI.Revoked(revoked: count), for: request)
+        }
+    }
+
+    /// The session of the request's bearer token and its user: 401 (with
+    /// `WWW-Authenticate: Bearer`) when there is no token, it is unknown, expired or revoked,
+    /// or it was given to another app than the one signing (a token is bound to its app, so a
+    /// revoked app's sessions cannot be carried on through another).
+    func signedInUser(_ request: Request, app: Principal) async throws -> (SessionRecord, UserRecord) {
+        guard let token = SessionToken.bearer(in: request.headers) else {
+            throw BearerChallenge(detail: "sign in first: the request has no session token (Authorization: Bearer)")
+        }
+        guard let (session, user) = try await store.session(tokenHash: SessionToken.hash(token)) else {
+            throw BearerChallenge(detail: "the session has ended or does not exist; sign in again")
+        }
+        guard session.app == app.name else {
+            throw BearerChallenge(detail: "the session was started by another app; sign in again from this one")
+        }
+        guard user.disabledAt == nil else { throw ServerError.forbidden(detail: "this account is disabled") }
+        return (session, user)
+    }
+
+    static func profile(_ user: UserRecord) -> UserAPI.Profile {
+        let gravatar = (try? Gravatar.url(email: user.email)) ?? "https://gravatar.com/avatar/" + Gravatar.hash(email: user.email)
+        return UserAPI.Profile(
+            id: user.id, email: user.email, displayName: user.displayName, gravatarURL: gravatar,
+            createdAt: user.createdAt, disabled: user.disabledAt != nil)
+    }
+}
+
+/// A 401 for a missing or ended session, answered with `WWW-Authenticate: Bearer`
+/// (RFC 6750) so a client knows to sign in again.
+struct BearerChallenge: Error {
+    let detail: String
+}

@@ -1,0 +1,116 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+import Logging
+import NIOCore
+import SignetCore
+import SignetHTTP
+import SignetHummingbird
+
+/// The API's router: `/v1/health` unsigned; everything else under `/v1/` behind the RFC 9421
+/// authenticator, whose keys are the enrolled apps and admins.
+struct ServerRoutes: Sendable {
+    let configuration: ServerConfiguration
+    let store: ServerStore
+    let directory: PrincipalDirectory
+    let responder: ServerResponder
+    let passwords: PasswordWork
+    let verifier: HTTPMessageVerifier
+
+    init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?) throws(ServerError) {
+        self.configuration = configuration
+        self.store = store
+        directory = PrincipalDirectory(store: store, maximumAge: configuration.revocationLatency)
+        responder = ServerResponder(
+            signer: responseSigner, publicScheme: configuration.publicScheme, publicAuthority: configuration.publicAuthority)
+        passwords = try PasswordWork(hasher: configuration.passwordHasher)
+        verifier = HTTPMessageVerifier(
+            keys: directory, policy: configuration.signaturePolicy, nonceCache: DatabaseNonceCache(store: store), clock: store.clock)
+    }
+
+    func router() -> Router<ServerRequestContext> {
+        let router = Router(context: ServerRequestContext.self)
+        router.add(middleware: ProblemMiddleware(responder: responder, limit: configuration.maximumBodySize))
+        router.get("/v1/health") { request, _ in
+            try await responder.json(["status": "ok"], for: request)
+        }
+        let signed = router.group("/v1").add(middleware: authenticator())
+        addUserRoutes(to: signed)
+        addAdminRoutes(to: signed.group("admin"))
+        return router
+    }
+
+    /// Verifies the signature (401 with `Accept-Signature` when it fails) and then refuses a
+    /// revoked key with 403.
+    func authenticator() -> HTTPSignatureAuthenticator<ServerRequestContext> {
+        let directory = self.directory
+        return HTTPSignatureAuthenticator(
+            verifier: verifier, maximumBodySize: configuration.maximumBodySize,
+            publicScheme: configuration.publicScheme, publicAuthority: configuration.publicAuthority
+        ) { verified, _, _ in
+            guard let principal = try await directory.principal(for: verified.keyID) else {
+                throw ServerError.unauthorized(detail: "unknown keyid \"\(verified.keyID.prefix(80))\"")
+            }
+            guard !principal.isRevoked else {
+                throw ServerError.forbidden(detail: "the \(principal.role.rawValue) \(principal.name) has been revoked")
+            }
+            return principal
+        }
+    }
+}
+
+/// Turns every error into an RFC 9457 problem document with the right status — a
+/// ``ServerError``, Hummingbird's `HTTPError` (the authenticator's 401/413/503, a 404 for an
+/// unknown path, a 405), a missing session — and logs the unexpected ones.
+struct ProblemMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+    let responder: ServerResponder
+    let limit: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as ServerError {
+            if case .unavailable(let detail) = error {
+                context.logger.error("unavailable", metadata: ["detail": "\(detail)"])
+            }
+            response = await responder.problem(error, for: request)
+        } catch let challenge as BearerChallenge {
+            response = await responder.problem(
+                status: .unauthorized, code: "server.unauthorized", detail: challenge.detail, for: request,
+                headers: [.wwwAuthenticate: "Bearer"])
+        } catch is NIOTooManyBytesError {
+            response = await responder.problem(.payloadTooLarge(limit: limit), for: request)
+        } catch let error as HTTPError {
+            response = await responder.problem(
+                status: error.status, code: Self.code(for: error.status), detail: error.body ?? error.status.reasonPhrase,
+                for: request, headers: error.headers)
+        } catch {
+            context.logger.error("unexpected failure", metadata: ["error": "\(String(reflecting: error))"])
+            response = await responder.problem(.unavailable(detail: "\(error)"), for: request)
+        }
+        response.headers[.requestID] = context.id
+        return response
+    }
+
+    static func code(for status: HTTPResponse.Status) -> String {
+        switch status.code {
+        case 400: return ServerError.badRequest(detail: "").codeName
+        case 401: return ServerError.unauthorized(detail: "").codeName
+        case 403: return ServerError.forbidden(detail: "").codeName
+        case 404: return ServerError.notFound(what: "").codeName
+        case 405: return "server.methodNotAllowed"
+        case 413: return ServerError.payloadTooLarge(limit: 0).codeName
+        case 415: return ServerError.unsupportedMediaType(contentType: "").codeName
+        case 429: return ServerError.rateLimited(retryAfter: 0).codeName
+        case 503: return ServerError.unavailable(detail: "").codeName
+        default: return status.code < 500 ? ServerError.badRequest(detail: "").codeName : ServerError.unavailable(detail: "").codeName
+        }
+    }
+}
+
+extension HTTPField.Name {
+    /// `Request-Id`: the id the server's logs carry for the request.
+    static let requestID = HTTPField.Name("Request-Id")!
+}

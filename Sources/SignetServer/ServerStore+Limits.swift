@@ -1,0 +1,74 @@
+import Foundation
+import SQLKit
+import SignetCore
+import SignetHTTP
+
+extension ServerStore {
+    /// Records a nonce until `expiry`; false when it is already recorded and unexpired (a
+    /// replay). One statement, atomic on every node: of two nodes seeing the same nonce at
+    /// once, exactly one gets true.
+    public func insertNonce(_ nonce: String, keyID: String, until expiry: Int64) async throws(ServerError) -> Bool {
+        let now = self.now
+        return try await database.withConnection { sql in
+            try await sql.raw("""
+                INSERT INTO nonces (key_id, nonce, expires_at) VALUES (\(bind: keyID), \(bind: nonce), \(bind: expiry))
+                ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = excluded.expires_at
+                WHERE nonces.expires_at <= \(bind: now)
+                RETURNING nonce
+                """).first() != nil
+        }
+    }
+
+    /// Counts one failure in `bucket`'s fixed window of `window` seconds.
+    public func recordFailure(bucket: String, window: Int64) async throws(ServerError) {
+        let now = self.now
+        let stale = now - window
+        try await database.withConnection { sql in
+            try await sql.raw("""
+                INSERT INTO rate_limits (bucket, window_start, failures) VALUES (\(bind: bucket), \(bind: now), 1)
+                ON CONFLICT (bucket) DO UPDATE SET
+                    failures = CASE WHEN rate_limits.window_start <= \(bind: stale) THEN 1 ELSE rate_limits.failures + 1 END,
+                    window_start = CASE WHEN rate_limits.window_start <= \(bind: stale) THEN \(bind: now) ELSE rate_limits.window_start END
+                """).run()
+        }
+    }
+
+    /// The seconds until `bucket` may try again when it has `limit` or more failures in its
+    /// current window; nil when it may try now.
+    public func retryAfter(bucket: String, limit: Int, window: Int64) async throws(ServerError) -> Int? {
+        let now = self.now
+        let row = try await database.withConnection { sql in
+            try await sql.raw("SELECT window_start, failures FROM rate_limits WHERE bucket = \(bind: bucket)").first()
+                .map { (try $0.integer("window_start"), try $0.integer("failures")) }
+        }
+        guard let (start, failures) = row, start > now - window, failures >= Int64(limit) else { return nil }
+        return Int(max(1, start + window - now))
+    }
+
+    /// Forgets `bucket`'s failures (a successful sign-in clears its account's count).
+    public func clearFailures(bucket: String) async throws(ServerError) {
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM rate_limits WHERE bucket = \(bind: bucket)").run()
+        }
+    }
+}
+
+/// The replay cache of every node: nonces in the shared database, so a request accepted by one
+/// node and replayed to another is refused.
+public struct DatabaseNonceCache: NonceCache {
+    let store: ServerStore
+
+    /// A cache in `store`'s database.
+    public init(store: ServerStore) {
+        self.store = store
+    }
+
+    /// Records the nonce; a database failure fails closed (the request is refused with 503).
+    public func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+        do {
+            return try await store.insertNonce(nonce, keyID: keyID, until: Int64(expiry.timeIntervalSince1970.rounded(.up)))
+        } catch {
+            throw .replayCacheFull
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import SQLKit
+import SignetCore
+
+extension ServerStore {
+    /// Enrols a key; ``ServerError/conflict(detail:)`` when the name (for the role) or the key
+    /// is already enrolled. `secret` is the HMAC secret of an HMAC app.
+    public func addPrincipal(_ principal: Principal, secret: SecretBytes? = nil) async throws(ServerError) {
+        let publicKey = principal.publicKeyDER.map { Base64.encode($0) }
+        let secretText = secret.map { secret in secret.withUnsafeBytes { Base64.encode(Array($0)) } }
+        let inserted = try await database.withConnection { sql in
+            try await sql.raw("""
+                INSERT INTO principals (key_id, role, name, algorithm, public_key, secret, created_at, revoked_at)
+                VALUES (\(bind: principal.keyID), \(bind: principal.role.rawValue), \(bind: principal.name),
+                        \(bind: principal.algorithm.rawValue), \(bind: publicKey), \(bind: secretText), \(bind: principal.createdAt), NULL)
+                ON CONFLICT DO NOTHING RETURNING key_id
+                """).first() != nil
+        }
+        guard inserted else {
+            throw .conflict(detail: "an \(principal.role.rawValue) named \(principal.name) or with key \(principal.keyID) is already enrolled")
+        }
+    }
+
+    /// The principals of `role`, oldest first, revoked ones included.
+    public func principals(role: Principal.Role) async throws(ServerError) -> [Principal] {
+        try await database.withConnection { sql in
+            try await sql.raw("""
+                SELECT key_id, role, name, algorithm, public_key, created_at, revoked_at FROM principals
+                WHERE role = \(bind: role.rawValue) ORDER BY created_at, name
+                """).all().map(Self.principal(from:))
+        }
+    }
+
+    /// The key under `keyID` and, for an HMAC app, its secret; nil when none is enrolled.
+    public func principal(keyID: String) async throws(ServerError) -> (Principal, SecretBytes?)? {
+        try await database.withConnection { sql in
+            guard let row = try await sql.raw("""
+                SELECT key_id, role, name, algorithm, public_key, secret, created_at, revoked_at FROM principals
+                WHERE key_id = \(bind: keyID)
+                """).first() else { return nil }
+            let secret = try row.optionalText("secret").flatMap { Base64.decode($0) }.map { SecretBytes($0) }
+            return (try Self.principal(from: row), secret)
+        }
+    }
+
+    /// Revokes the principal `name` of `role`; ``ServerError/notFound(what:)`` when there is
+    /// none. Revoking twice keeps the first time.
+    public func revokePrincipal(role: Principal.Role, name: String) async throws(ServerError) {
+        let now = self.now
+        let found = try await database.withConnection { sql in
+            try await sql.raw("""
+                UPDATE principals SET revoked_at = COALESCE(revoked_at, \(bind: now))
+                WHERE role = \(bind: role.rawValue) AND name = \(bind: name) RETURNING key_id
+                """).first() != nil
+        }
+        guard found else { throw .notFound(what: "the \(role.rawValue) \(name)") }
+    }
+
+    /// How many unrevoked principals of `role` there are.
+    public func activeCount(role: Principal.Role) async throws(ServerError) -> Int {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT COUNT(*) AS n FROM principals WHERE role = \(bind: role.rawValue) AND revoked_at IS NULL")
+                .first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    static func principal(from row: any SQLRow) throws -> Principal {
+        guard let role = Principal.Role(rawValue: try row.text("role")),
+              let algorithm = SignatureAlgorithm(rawValue: try row.text("algorithm"))
+        else { throw ServerError.unavailable(detail: "a principals row has an unknown role or algorithm") }
+        return Principal(
+            keyID: try row.text("key_id"), role: role, name: try row.text("name"), algorithm: algorithm,
+            publicKeyDER: try row.optionalText("public_key").flatMap { Base64.decode($0) },
+            createdAt: try row.integer("created_at"), revokedAt: try row.optionalInteger("revoked_at"))
+    }
+}

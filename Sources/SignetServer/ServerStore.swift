@@ -1,0 +1,117 @@
+import Foundation
+import SQLKit
+import SignetCore
+
+/// The server's data, over a ``ServerDatabase``: apps and admins, users, sessions, the nonce
+/// replay cache and rate-limit counters. Every value reaches SQL as a bound parameter.
+///
+/// Each operation is one statement or one transaction, so a node killed at any moment leaves
+/// either the old row or the new one.
+public struct ServerStore: Sendable {
+    /// The pool.
+    public let database: ServerDatabase
+    /// The time used for stamps and expiries.
+    public let clock: @Sendable () -> Date
+
+    /// A store over `database`.
+    public init(database: ServerDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.clock = clock
+    }
+
+    /// Brings the schema up to date (see ``ServerMigrations``); returns the versions applied.
+    @discardableResult
+    public func migrate() async throws(ServerError) -> [Int] {
+        try await ServerMigrations.migrate(database, now: now)
+    }
+
+    var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }
+}
+
+/// An enrolled app or admin key.
+public struct Principal: Sendable, Equatable {
+    /// What the key may do.
+    public enum Role: String, Sendable, CaseIterable {
+        /// Signs the API requests of an app.
+        case app
+        /// Signs requests to the admin API.
+        case admin
+    }
+
+    /// The RFC 9421 `keyid`: the public key's fingerprint, or the name of an HMAC app.
+    public var keyID: String
+    public var role: Role
+    /// The name it was enrolled under (unique per role).
+    public var name: String
+    /// The RFC 9421 algorithm its signatures use.
+    public var algorithm: SignatureAlgorithm
+    /// The public key's SPKI DER (nil for an HMAC app).
+    public var publicKeyDER: [UInt8]?
+    /// When it was enrolled and revoked, Unix seconds.
+    public var createdAt: Int64
+    public var revokedAt: Int64?
+
+    /// A principal; `publicKeyDER` is nil for an HMAC app.
+    public init(
+        keyID: String, role: Role, name: String, algorithm: SignatureAlgorithm, publicKeyDER: [UInt8]? = nil,
+        createdAt: Int64, revokedAt: Int64? = nil
+    ) {
+        self.keyID = keyID
+        self.role = role
+        self.name = name
+        self.algorithm = algorithm
+        self.publicKeyDER = publicKeyDER
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+
+    /// Whether requests signed with it are refused.
+    public var isRevoked: Bool { revokedAt != nil }
+}
+
+/// A registered user.
+public struct UserRecord: Sendable, Equatable {
+    public init(id: String, email: String, displayName: String, passwordHash: String, createdAt: Int64, disabledAt: Int64? = nil) {
+        self.id = id
+        self.email = email
+        self.displayName = displayName
+        self.passwordHash = passwordHash
+        self.createdAt = createdAt
+        self.disabledAt = disabledAt
+    }
+
+    public var id: String
+    /// The normalised e-mail address.
+    public var email: String
+    public var displayName: String
+    /// The PHC string of the password.
+    public var passwordHash: String
+    public var createdAt: Int64
+    public var disabledAt: Int64?
+}
+
+/// A signed-in session, found by the hash of its bearer token.
+public struct SessionRecord: Sendable, Equatable {
+    public init(tokenHash: String, userID: String, app: String, createdAt: Int64, expiresAt: Int64) {
+        self.tokenHash = tokenHash
+        self.userID = userID
+        self.app = app
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+
+    /// SHA-256 of the token, hex.
+    public var tokenHash: String
+    public var userID: String
+    /// The app that signed the sign-in request.
+    public var app: String
+    public var createdAt: Int64
+    public var expiresAt: Int64
+}
+
+extension SQLRow {
+    func text(_ column: String) throws -> String { try decode(column: column, as: String.self) }
+    func optionalText(_ column: String) throws -> String? { try decode(column: column, as: String?.self) }
+    func integer(_ column: String) throws -> Int64 { Int64(try decode(column: column, as: Int.self)) }
+    func optionalInteger(_ column: String) throws -> Int64? { try decode(column: column, as: Int?.self).map(Int64.init) }
+}

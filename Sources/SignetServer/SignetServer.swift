@@ -1,0 +1,108 @@
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import SignetCore
+import SignetX509
+import X509
+
+/// The Signet backend: a Hummingbird application built from a configuration, a store and the
+/// server's keys, so tests and embedders run it in-process and `signet serve` runs it for real.
+///
+/// ```swift
+/// let database = try ServerDatabase(location: .sqlite(path: "signet.sqlite"), logger: logger)
+/// let store = ServerStore(database: database)
+/// try await store.migrate()
+/// let server = try SignetServer(configuration: .init(), store: store, responseSigner: signer, tls: identity)
+/// let app = try server.application(logger: logger)
+/// try await ServiceGroup(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+/// ```
+public struct SignetServer: Sendable {
+    /// The configuration it was built with.
+    public let configuration: ServerConfiguration
+    /// Its data.
+    public let store: ServerStore
+    let routes: ServerRoutes
+    let tlsConfiguration: TLSConfiguration?
+
+    /// The certificate chain (leaf first) and private key a TLS server presents.
+    public struct TLSIdentity: Sendable {
+        public var certificateChain: [Certificate]
+        public var privateKey: PrivateKey
+        public init(certificateChain: [Certificate], privateKey: PrivateKey) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+        }
+    }
+
+    /// A server; `tls` nil serves plain HTTP (behind a TLS-terminating proxy only).
+    /// `responseSigner` signs responses for clients that ask (`Accept-Signature`).
+    public init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?, tls: TLSIdentity?) throws(ServerError) {
+        var configuration = configuration
+        // HTTP/1 requests carry no scheme: what clients sign is the one they used, https here.
+        if configuration.publicScheme == nil { configuration.publicScheme = tls == nil ? "http" : "https" }
+        self.configuration = configuration
+        self.store = store
+        routes = try ServerRoutes(configuration: configuration, store: store, responseSigner: responseSigner)
+        tlsConfiguration = try tls.map { identity throws(ServerError) in try Self.tlsConfiguration(identity) }
+    }
+
+    static func tlsConfiguration(_ identity: TLSIdentity) throws(ServerError) -> TLSConfiguration {
+        do {
+            let chain = try identity.certificateChain.map { certificate in
+                NIOSSLCertificateSource.certificate(try NIOSSLCertificate(bytes: try X509Files.derBytes(of: certificate), format: .der))
+            }
+            var pem = try identity.privateKey.encoded(as: .pem)
+            defer { SecretBytes.zero(&pem) }
+            let key = try NIOSSLPrivateKey(bytes: pem, format: .pem)
+            var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            configuration.minimumTLSVersion = .tlsv12
+            return configuration
+        } catch {
+            throw .configuration(detail: "the TLS certificate or key cannot be used: \(error)")
+        }
+    }
+
+    /// The Hummingbird application: the API on `configuration.hostname`/`port`, over TLS
+    /// unless built without, with a service that purges expired sessions and nonces.
+    /// `onServerRunning` learns the bound channel (its local address has the real port).
+    public func application(
+        logger: Logger, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) throws(ServerError) -> some ApplicationProtocol {
+        let server: HTTPServerBuilder
+        if let tlsConfiguration {
+            do {
+                server = try .tls(.http1(), tlsConfiguration: tlsConfiguration)
+            } catch {
+                throw .configuration(detail: "TLS cannot be set up: \(error)")
+            }
+        } else {
+            server = .http1()
+        }
+        return Application(
+            router: routes.router(), server: server,
+            configuration: ApplicationConfiguration(address: .hostname(configuration.hostname, port: configuration.port), serverName: nil),
+            services: [ExpiryPurgeService(store: store, logger: logger)],
+            onServerRunning: onServerRunning, logger: logger)
+    }
+}
+
+/// Deletes expired sessions and nonces once a minute, until the server stops.
+struct ExpiryPurgeService: Service {
+    let store: ServerStore
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await store.purgeExpired()
+            } catch {
+                logger.warning("purging expired rows failed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(60)) }
+        }
+    }
+}

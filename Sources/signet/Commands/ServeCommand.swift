@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import SignetCore
+import SignetHTTP
+import SignetServer
+import SignetX509
+
+/// `signet serve`: the backend, in the foreground until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Signet server: app allow-list, signed-request API, users and sessions.",
+        discussion: """
+        With no options it keeps everything in one data folder: an SQLite database, a vault with \
+        the server's keys, and a self-signed TLS certificate for localhost, whose pin it prints \
+        for clients. --database postgres://… shares users, sessions, apps and the replay cache \
+        between nodes (give the nodes the same --data folder or the same --tls-cert, --tls-key \
+        and --signing-key). Add the first admin with `signet server init`.
+        On start it prints, on standard output: url, pin (the TLS key), backup-pin (a second key \
+        kept for rotation: clients pin both) and response-key (what signs responses). Stops cleanly on SIGINT or SIGTERM.
+        """)
+
+    @Option(help: ArgumentHelp("The address to listen on.", valueName: "HOST"))
+    var hostname = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("The port; 0 picks a free one.", valueName: "PORT"))
+    var port = 8443
+
+    @OptionGroup var storage: ServerStorageOptions
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("The certificate chain to serve (PEM, leaf first).", valueName: "FILE"))
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key of --tls-cert.", valueName: "KEY"))
+    var tlsKey: String?
+
+    @Flag(name: .customLong("plain-http"), help: "Serve plain HTTP, for running behind a TLS-terminating proxy.")
+    var plainHTTP = false
+
+    @Option(name: .customLong("signing-key"), help: ArgumentHelp(
+        "The key that signs responses: a file, vault:SERVICE/ACCOUNT or pkcs11: URI (else the data folder's).", valueName: "KEY"))
+    var signingKey: String?
+
+    @Option(name: .customLong("public-url"), help: ArgumentHelp(
+        "The URL clients use and sign, when a proxy stands in front (https://api.example.com).", valueName: "URL"))
+    var publicURL: String?
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
+    var logLevel: Logger.Level = .info
+
+    @Option(name: .customLong("scrypt-log-n"), help: ArgumentHelp(
+        "scrypt's cost for new password hashes, log2 N with r=8, p=1 (16 = 64 MiB, 17 = 128 MiB).", valueName: "N"))
+    var scryptLogN = 17
+
+    @OptionGroup var keyAccess: KeyAccessOptions
+
+    func validate() throws {
+        guard (14...20).contains(scryptLogN) else { throw ValidationError("--scrypt-log-n must be 14 to 20") }
+        if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("give --tls-cert and --tls-key together") }
+        if plainHTTP && tlsCertificate != nil { throw ValidationError("--plain-http serves no TLS; drop --tls-cert and --tls-key") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+    }
+
+    func run() async throws {
+        let logger = ServerLogging.logger(level: logLevel)
+        let folder = try storage.folder
+        let identity = try await folder.prepare()
+        var configuration = ServerConfiguration()
+        configuration.hostname = hostname
+        configuration.port = port
+        configuration.passwordHasher = PasswordHasher(algorithm: .scrypt(logN: scryptLogN, r: 8, p: 1))
+        if let publicURL {
+            guard let url = URL(string: publicURL), let scheme = url.scheme, let host = url.host else {
+                throw ValidationError("--public-url must be a URL like https://api.example.com")
+            }
+            configuration.publicScheme = scheme
+            configuration.publicAuthority = url.port.map { "\(host):\($0)" } ?? host
+        }
+        let resolver = keyAccess.resolver
+        var responseSigner: any Signer = identity.responseSigner
+        if let signingKey {
+            let publicKey = try await resolver.publicKey(signingKey)
+            responseSigner = try await resolver.signer(signingKey, algorithm: HTTPSignatureAlgorithms.default(for: publicKey.kind))
+        }
+        var tls: SignetServer.TLSIdentity?
+        var pin = identity.pin
+        if let tlsCertificate, let tlsKey {
+            let chain = try X509Files.readCertificates(path: tlsCertificate)
+            let key = try resolver.privateKey(path: tlsKey)
+            tls = SignetServer.TLSIdentity(certificateChain: chain, privateKey: key)
+            pin = key.publicKey.fingerprint
+        } else if !plainHTTP {
+            tls = SignetServer.TLSIdentity(certificateChain: [identity.certificate], privateKey: identity.tlsKey)
+        }
+        let store = try await storage.openStore(folder: folder, logger: logger)
+        let server = try SignetServer(configuration: configuration, store: store, responseSigner: responseSigner, tls: tls)
+        let scheme = tls == nil ? "http" : "https"
+        let announcedPin = tls == nil ? nil : pin
+        let backupPin = tls == nil || tlsCertificate != nil ? nil : identity.backupPin
+        let responseKey = responseSigner.publicKey.fingerprint
+        let configuredPort = port
+        let app = try server.application(logger: logger) { channel in
+            let port = channel.localAddress?.port ?? configuredPort
+            let host = hostname.contains(":") ? "[\(hostname)]" : hostname
+            var lines = "url: \(scheme)://\(host):\(port)\n"
+            if let announcedPin { lines += "pin: \(announcedPin)\n" }
+            if let backupPin { lines += "backup-pin: \(backupPin)\n" }
+            lines += "response-key: \(responseKey)\n"
+            Console.write(lines)
+        }
+        logger.info("starting", metadata: ["database": "\(store.database.location)", "data": "\(folder.path)"])
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        do {
+            try await group.run()
+        } catch {
+            await store.database.shutdown()
+            throw ServerError.configuration(detail: "the server stopped: \(error)")
+        }
+        await store.database.shutdown()
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import SignetCore
+import SignetHTTP
+import SignetServer
+import SignetTLS
+import SignetTestSupport
+import Testing
+
+/// A `signet serve` process on 127.0.0.1 (a free port), with what it printed: its URL, pins
+/// and response key.
+final class ServeProcess: Sendable {
+    let process: BackgroundProcess
+    let port: Int
+    let pins: [KeyFingerprint]
+    let responseKey: String
+
+    private init(process: BackgroundProcess, port: Int, pins: [KeyFingerprint], responseKey: String) {
+        self.process = process
+        self.port = port
+        self.pins = pins
+        self.responseKey = responseKey
+    }
+
+    var url: String { "https://127.0.0.1:\(port)" }
+    var api: TestAPI { get throws { try TestAPI(port: port, pins: pins) } }
+    /// `--server URL --pin A --pin B`.
+    var connectionArguments: [String] { ["--server", url] + pins.flatMap { ["--pin", $0.description] } }
+
+    /// Starts `signet serve --data data` (and `--database`, `extra`) in `folder`.
+    static func start(in folder: TemporaryFolder, database: String? = nil, extra: [String] = [], name: String = "serve") async throws -> ServeProcess {
+        var arguments = ["serve", "--data", folder.file("data"), "--port", "0", "--scrypt-log-n", "14", "--log-level", "warning"]
+        if let database { arguments += ["--database", database] }
+        arguments += extra
+        let process = try BackgroundProcess(
+            SignetBinary.path, arguments, in: folder.url, log: folder.fileURL("\(name)-\(UUID().uuidString.prefix(8)).log"),
+            environment: SignetBinary.isolatedEnvironment(in: folder.url))
+        guard let url = try await process.waitForLine("url"), let responseKey = try await process.waitForLine("response-key"),
+              let pin = try await process.waitForLine("pin").flatMap(KeyFingerprint.init(string:)),
+              let backup = try await process.waitForLine("backup-pin").flatMap(KeyFingerprint.init(string:)),
+              let port = url.split(separator: ":").last.flatMap({ Int($0) })
+        else {
+            process.stop(signal: SIGKILL)
+            throw PostgreSQLError(description: "signet serve did not start:\n\(process.output)")
+        }
+        return ServeProcess(process: process, port: port, pins: [pin, backup], responseKey: responseKey)
+    }
+}
+
+/// Key files and the first admin for servers started as processes.
+struct ServerKeys {
+    let admin: SoftwareSigner
+    let app: SoftwareSigner
+    let adminPath: String
+    let appPath: String
+
+    /// Writes an admin and an app key into `folder` and runs `signet server init`.
+    static func initialise(in folder: TemporaryFolder, database: String? = nil) throws -> ServerKeys {
+        let admin = try PrivateKey.generate(.ed25519)
+        let app = try PrivateKey.generate(.ed25519)
+        let adminPath = try folder.write("admin.pem", try admin.encoded(as: .pem))
+        let appPath = try folder.write("app.pem", try app.encoded(as: .pem))
+        var arguments = ["server", "init", "--data", folder.file("data"), "--admin-key", adminPath]
+        if let database { arguments += ["--database", database] }
+        let result = try SignetBinary.run(arguments, in: folder.url)
+        #expect(result.status == 0, "\(result)")
+        return ServerKeys(admin: try SoftwareSigner(key: admin), app: try SoftwareSigner(key: app), adminPath: adminPath, appPath: appPath)
+    }
+
+    var adminSigner: HTTPMessageSigner { HTTPMessageSigner(key: .signer(admin)) }
+    var appSigner: HTTPMessageSigner { HTTPMessageSigner(key: .signer(app)) }
+
+    /// Enrols the app key through `server`'s admin API.
+    func enrolApp(on server: ServeProcess, name: String = "app") async throws {
+        let client = try AdminClient(server: server.url, signer: adminSigner, transport: try server.api.transport)
+        _ = try await client.enrol(AdminAPI.Enrolment(name: name, publicKey: Base64.encode(app.publicKey.spkiDER)), role: .app)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import Logging
+import ServiceLifecycle
+import SignetCore
+import SignetHTTP
+import SignetServer
+import SignetTLS
+import SignetTestSupport
+import SignetX509
+import Testing
+
+/// A `SignetServer` running in this process over TLS on 127.0.0.1 (a free port), with a fresh
+/// data folder, an admin key and an app key enrolled, and a pinned client for it.
+struct TestServer: Sendable {
+    let port: Int
+    let folder: TemporaryFolder
+    let store: ServerStore
+    let identity: ServerDataFolder.Identity
+    let admin: SoftwareSigner
+    let app: SoftwareSigner
+    let api: TestAPI
+
+    var adminSigner: HTTPMessageSigner { HTTPMessageSigner(key: .signer(admin)) }
+    var appSigner: HTTPMessageSigner { HTTPMessageSigner(key: .signer(app)) }
+
+    /// The admin API client of this server.
+    var adminClient: AdminClient {
+        get throws { try AdminClient(server: "https://127.0.0.1:\(port)", signer: adminSigner, transport: api.transport) }
+    }
+
+    /// Fast password hashing for tests (scrypt with N = 2^10), everything else the defaults.
+    static func testConfiguration() -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.passwordHasher = PasswordHasher(algorithm: .scrypt(logN: 10, r: 8, p: 1))
+        return configuration
+    }
+
+    /// Runs `body` against a fresh server on SQLite (or `database`), then stops the server.
+    static func with<T: Sendable>(
+        database: DatabaseLocation? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (TestServer) async throws -> T
+    ) async throws -> T {
+        let folder = try TemporaryFolder(prefix: "signet-server")
+        let dataFolder = ServerDataFolder(path: folder.file("data"))
+        let identity = try await dataFolder.prepare()
+        var logger = Logger(label: "signet.server-test")
+        logger.logLevel = .critical
+        let location = database ?? .sqlite(path: dataFolder.databasePath)
+        let store = ServerStore(database: try ServerDatabase(location: location, logger: logger))
+        try await store.migrate()
+        let admin = try SoftwareSigner(key: PrivateKey.generate(.ed25519))
+        let app = try SoftwareSigner(key: PrivateKey.generate(.ed25519))
+        try await store.addPrincipal(Principal(
+            keyID: admin.publicKey.fingerprint.description, role: .admin, name: "root", algorithm: .ed25519,
+            publicKeyDER: admin.publicKey.spkiDER, createdAt: 0))
+        try await store.addPrincipal(Principal(
+            keyID: app.publicKey.fingerprint.description, role: .app, name: "test-app", algorithm: .ed25519,
+            publicKeyDER: app.publicKey.spkiDER, createdAt: 0))
+        var configuration = testConfiguration()
+        configure(&configuration)
+        let server = try SignetServer(
+            configuration: configuration, store: store, responseSigner: identity.responseSigner,
+            tls: .init(certificateChain: [identity.certificate], privateKey: identity.tlsKey))
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let application = try server.application(logger: logger) { channel in
+            continuation.yield(channel.localAddress?.port ?? -1)
+        }
+        let group = ServiceGroup(services: [application], logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { continuation.finish() }
+                try await group.run()
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port > 0 else {
+                await group.triggerGracefulShutdown()
+                throw PostgreSQLError(description: "the server did not start")
+            }
+            let api = try TestAPI(port: port, pins: [identity.pin, identity.backupPin])
+            let running = TestServer(port: port, folder: folder, store: store, identity: identity, admin: admin, app: app, api: api)
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await body(running))
+            } catch {
+                result = .failure(error)
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            await store.database.shutdown()
+            return try result.get()
+        }
+    }
+}
+
+/// Sends requests, signed or not, to a server on 127.0.0.1 over pinned TLS.
+struct TestAPI: Sendable {
+    let port: Int
+    let transport: PinnedHTTPSClient
+
+    init(port: Int, pins: [KeyFingerprint]) throws {
+        self.port = port
+        let pinSet = try PinSet(hosts: [HostPins(host: "127.0.0.1", pins: pins)])
+        transport = PinnedHTTPSClient(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: pinSet), timeout: .seconds(30))
+    }
+
+    /// A request to `path`, signed by `signer` when given (after the headers are set), with a
+    /// JSON body when given.
+    func request(
+        _ method: HTTPRequest.Method, _ path: String, body: [UInt8]? = nil, contentType: String? = "application/json",
+        signer: HTTPMessageSigner? = nil, bearer: String? = nil, headers: HTTPFields = [:]
+    ) async throws -> (HTTPRequest, [UInt8]?) {
+        var request = HTTPRequest(method: method, scheme: "https", authority: "127.0.0.1:\(port)", path: path, headerFields: headers)
+        if body != nil, let contentType { request.headerFields[.contentType] = contentType }
+        if let bearer { request.headerFields[.authorization] = "Bearer \(bearer)" }
+        if let signer { try await signer.sign(&request, body: body) }
+        return (request, body)
+    }
+
+    /// Sends a request made by ``request(_:_:body:contentType:signer:bearer:headers:)``.
+    func send(_ prepared: (HTTPRequest, [UInt8]?)) async throws -> HTTPSResponse {
+        try await transport.send(prepared.0, body: prepared.1)
+    }
+
+    /// Builds, signs and sends a request; `json` is encoded as the body.
+    func send(
+        _ method: HTTPRequest.Method, _ path: String, json: (some Encodable)? = Optional<String>.none,
+        signer: HTTPMessageSigner?, bearer: String? = nil, headers: HTTPFields = [:]
+    ) async throws -> HTTPSResponse {
+        let body = try json.map { Array(try JSONEncoder().encode($0)) }
+        return try await send(try await request(method, path, body: body, signer: signer, bearer: bearer, headers: headers))
+    }
+
+    /// Sends raw bytes as the body, signed.
+    func sendRaw(
+        _ method: HTTPRequest.Method, _ path: String, body: [UInt8], contentType: String? = "application/json", signer: HTTPMessageSigner?
+    ) async throws -> HTTPSResponse {
+        try await send(try await request(method, path, body: body, contentType: contentType, signer: signer))
+    }
+}
+
+extension HTTPSResponse {
+    var status: Int { head.status.code }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(body))
+    }
+
+    /// The problem document's code (`server.unauthorized`), or nil when the body is not one.
+    var problemCode: String? { (try? decode(ProblemDocument.self))?.code }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Registers and signs in a user through the API; returns the session token.
+func registerAndSignIn(
+    _ server: TestServer, email: String = "alice@example.com", password: String = "correct horse battery", name: String = "Alice"
+) async throws -> String {
+    let registered = try await server.api.send(
+        .post, "/v1/users", json: UserAPI.Registration(email: email, password: password, displayName: name), signer: server.appSigner)
+    #expect(registered.status == 201, "\(registered.text)")
+    let session = try await server.api.send(.post, "/v1/sessions", json: UserAPI.SignIn(email: email, password: password), signer: server.appSigner)
+    #expect(session.status == 201, "\(session.text)")
+    return try session.decode(UserAPI.Session.self).token
+}

@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A program left running while a test talks to it (a server), its output in a log file that
+/// the test reads; ``stop(signal:)`` ends it (and so does `deinit`, with SIGKILL).
+public final class BackgroundProcess: @unchecked Sendable {
+    /// The running process.
+    public let process: Process
+    /// Where its standard output and error go.
+    public let log: URL
+    private let handle: FileHandle
+    private let lock = NSLock()
+    private var stopped = false
+
+    /// Starts `executable` with `arguments` in `directory`, both outputs into `log`.
+    public init(_ executable: String, _ arguments: [String], in directory: URL, log: URL, environment: [String: String]? = nil) throws {
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        handle = try FileHandle(forWritingTo: log)
+        self.log = log
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = handle
+        process.standardError = handle
+        if let environment { process.environment = environment }
+        do {
+            try process.run()
+        } catch {
+            try? handle.close()
+            throw error
+        }
+    }
+
+    deinit { stop(signal: SIGKILL) }
+
+    /// Everything it wrote so far.
+    public var output: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
+
+    /// The value of the first `name: value` line it wrote, waiting at most `timeout`; nil when
+    /// it exits first or the time runs out.
+    public func waitForLine(_ name: String, timeout: Duration = .seconds(30)) async throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            for line in output.split(whereSeparator: \.isNewline) where line.hasPrefix(name + ": ") {
+                return String(line.dropFirst(name.count + 2))
+            }
+            guard process.isRunning else { return nil }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
+    /// Sends `signal` (SIGTERM: a graceful stop; SIGKILL: a crash) and waits for the end; returns
+    /// the exit status (128 + the signal when one ended it).
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM) -> Int32 {
+        lock.lock()
+        let first = !stopped
+        stopped = true
+        lock.unlock()
+        if first, process.isRunning { kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+        if first { try? handle.close() }
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+}
