@@ -16,7 +16,7 @@ import X509
 /// ```
 ///
 /// The vault keeps keys out of plain files and out of the database; it is only as safe as the
-/// key file, so a deployment puts that on other storage (`SIGNET_VAULT_KEY_FILE`) or gives a
+/// key file, so a deployment puts that on other storage (`signet serve --vault-key-file`) or gives a
 /// real certificate and a token key instead.
 public struct ServerDataFolder: Sendable {
     /// The folder.

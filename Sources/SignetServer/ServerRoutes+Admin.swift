@@ -17,18 +17,16 @@ extension ServerRoutes {
             group.get(RouterPath(collection)) { request, context in
                 _ = try context.principal(role: .admin)
                 let items = try await store.principals(role: role).map { Self.enrolled($0, secret: nil) }
-                return try await responder.json(AdminAPI.EnrolledList(items: items), for: request)
+                return try await responder.json(AdminAPI.EnrolledList(items: items), for: request, headers: [.cacheControl: "no-store"])
             }
             group.delete(RouterPath(collection + "/:name")) { request, context in
                 let admin = try context.principal(role: .admin)
                 let name = try Self.pathParameter("name", context)
                 if role == .admin {
-                    let target = try await store.principals(role: .admin).first { $0.name == name && !$0.isRevoked }
-                    if target != nil, try await store.activeCount(role: .admin) <= 1 {
-                        throw ServerError.conflict(detail: "\(name) is the last admin; add another admin before revoking it")
-                    }
+                    try await store.revokeAdmin(name: name)
+                } else {
+                    try await store.revokePrincipal(role: role, name: name)
                 }
-                try await store.revokePrincipal(role: role, name: name)
                 directory.invalidate()
                 context.logger.notice("revoked", metadata: ["role": "\(role.rawValue)", "name": "\(name)", "by": "\(admin.name)"])
                 return try await responder.empty(for: request)
@@ -38,7 +36,7 @@ extension ServerRoutes {
         group.get("users") { request, context in
             _ = try context.principal(role: .admin)
             let users = try await store.users().map(Self.profile)
-            return try await responder.json(AdminAPI.UserList(users: users), for: request)
+            return try await responder.json(AdminAPI.UserList(users: users), for: request, headers: [.cacheControl: "no-store"])
         }
         group.post("users/:email/disable") { request, context in
             _ = try context.principal(role: .admin)

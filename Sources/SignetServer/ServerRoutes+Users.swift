@@ -33,22 +33,25 @@ extension ServerRoutes {
             let accountBucket = "account:" + email
             let addressBucket = "address:" + context.clientAddress
             let window = configuration.rateLimitWindow
-            if let wait = try await store.retryAfter(bucket: accountBucket, limit: configuration.failedSignInsPerAccount, window: window) {
+            if let wait = try await store.countAttempt(bucket: addressBucket, limit: configuration.failedSignInsPerAddress, window: window) {
+                try await store.forgiveAttempt(bucket: addressBucket)
                 throw ServerError.rateLimited(retryAfter: wait)
             }
-            if let wait = try await store.retryAfter(bucket: addressBucket, limit: configuration.failedSignInsPerAddress, window: window) {
+            if let wait = try await store.countAttempt(bucket: accountBucket, limit: configuration.failedSignInsPerAccount, window: window) {
+                try await store.forgiveAttempt(bucket: accountBucket)
+                try await store.forgiveAttempt(bucket: addressBucket)
                 throw ServerError.rateLimited(retryAfter: wait)
             }
             let user = try await store.user(email: email)
             // An unknown address is checked against a decoy hash: it costs what a wrong password costs.
             let matches = try await passwords.verify(body.password, against: user?.passwordHash)
             guard let user, matches else {
-                try await store.recordFailure(bucket: accountBucket, window: window)
-                try await store.recordFailure(bucket: addressBucket, window: window)
                 throw ServerError.unauthorized(detail: "wrong e-mail address or password")
             }
-            guard user.disabledAt == nil else { throw ServerError.forbidden(detail: "this account is disabled") }
+            // A right password is not a failure: the account starts afresh and the address gets its attempt back.
             try await store.clearFailures(bucket: accountBucket)
+            try await store.forgiveAttempt(bucket: addressBucket)
+            guard user.disabledAt == nil else { throw ServerError.forbidden(detail: "this account is disabled") }
             if (try? configuration.passwordHasher.needsRehash(user.passwordHash)) == true {
                 try await store.updatePasswordHash(userID: user.id, to: try await passwords.hash(body.password))
             }

@@ -19,30 +19,33 @@ extension ServerStore {
         }
     }
 
-    /// Counts one failure in `bucket`'s fixed window of `window` seconds.
-    public func recordFailure(bucket: String, window: Int64) async throws(ServerError) {
+    /// Counts one attempt in `bucket`'s fixed window of `window` seconds, atomically, and
+    /// returns the seconds to wait when that makes more than `limit` in the window (nil: go
+    /// ahead). Counting before the slow password check means parallel attempts cannot all slip
+    /// under the limit; a successful one is taken back with ``forgiveAttempt(bucket:)``.
+    public func countAttempt(bucket: String, limit: Int, window: Int64) async throws(ServerError) -> Int? {
         let now = self.now
         let stale = now - window
-        try await database.withConnection { sql in
-            try await sql.raw("""
+        let (start, attempts) = try await database.withConnection { sql in
+            let row = try await sql.raw("""
                 INSERT INTO rate_limits (bucket, window_start, failures) VALUES (\(bind: bucket), \(bind: now), 1)
                 ON CONFLICT (bucket) DO UPDATE SET
                     failures = CASE WHEN rate_limits.window_start <= \(bind: stale) THEN 1 ELSE rate_limits.failures + 1 END,
                     window_start = CASE WHEN rate_limits.window_start <= \(bind: stale) THEN \(bind: now) ELSE rate_limits.window_start END
-                """).run()
+                RETURNING window_start, failures
+                """).first()
+            guard let row else { return (now, Int64(1)) }
+            return (try row.integer("window_start"), try row.integer("failures"))
         }
+        guard attempts > Int64(limit) else { return nil }
+        return Int(max(1, start + window - now))
     }
 
-    /// The seconds until `bucket` may try again when it has `limit` or more failures in its
-    /// current window; nil when it may try now.
-    public func retryAfter(bucket: String, limit: Int, window: Int64) async throws(ServerError) -> Int? {
-        let now = self.now
-        let row = try await database.withConnection { sql in
-            try await sql.raw("SELECT window_start, failures FROM rate_limits WHERE bucket = \(bind: bucket)").first()
-                .map { (try $0.integer("window_start"), try $0.integer("failures")) }
+    /// Takes back one counted attempt (it succeeded, or it was refused before being tried).
+    public func forgiveAttempt(bucket: String) async throws(ServerError) {
+        try await database.withConnection { sql in
+            try await sql.raw("UPDATE rate_limits SET failures = failures - 1 WHERE bucket = \(bind: bucket) AND failures > 0").run()
         }
-        guard let (start, failures) = row, start > now - window, failures >= Int64(limit) else { return nil }
-        return Int(max(1, start + window - now))
     }
 
     /// Forgets `bucket`'s failures (a successful sign-in clears its account's count).

@@ -55,6 +55,30 @@ extension ServerStore {
         guard found else { throw .notFound(what: "the \(role.rawValue) \(name)") }
     }
 
+    /// Revokes the admin `name` unless it is the last unrevoked one
+    /// (``ServerError/conflict(detail:)``): checked and done in one transaction, under a lock
+    /// on PostgreSQL, so two admins revoking each other at once cannot leave none.
+    public func revokeAdmin(name: String) async throws(ServerError) {
+        let now = self.now
+        let postgres = !database.isSQLite
+        let outcome = try await database.transaction { sql -> Int in
+            if postgres { try await sql.raw("SELECT pg_advisory_xact_lock(\(literal: 0x5369676E6574 + 1))").run() }
+            let active = try await sql.raw("SELECT name FROM principals WHERE role = 'admin' AND revoked_at IS NULL").all()
+                .map { try $0.text("name") }
+            if active.contains(name) && active.count <= 1 { return 1 }
+            let found = try await sql.raw("""
+                UPDATE principals SET revoked_at = COALESCE(revoked_at, \(bind: now))
+                WHERE role = 'admin' AND name = \(bind: name) RETURNING key_id
+                """).first() != nil
+            return found ? 0 : 2
+        }
+        switch outcome {
+        case 1: throw .conflict(detail: "\(name) is the last admin; add another admin before revoking it")
+        case 2: throw .notFound(what: "the admin \(name)")
+        default: return
+        }
+    }
+
     /// How many unrevoked principals of `role` there are.
     public func activeCount(role: Principal.Role) async throws(ServerError) -> Int {
         try await database.withConnection { sql in

@@ -112,14 +112,17 @@ extension ServerStore {
         }
     }
 
-    /// Removes expired sessions and nonces; returns how many rows went.
+    /// Removes expired sessions and nonces, and rate-limit counters whose window of
+    /// `rateLimitWindow` seconds has passed; returns how many rows went.
     @discardableResult
-    public func purgeExpired() async throws(ServerError) -> Int {
+    public func purgeExpired(rateLimitWindow: Int64) async throws(ServerError) -> Int {
         let now = self.now
         return try await database.withConnection { sql in
             let sessions = try await sql.raw("DELETE FROM sessions WHERE expires_at <= \(bind: now) RETURNING token_hash").all().count
             let nonces = try await sql.raw("DELETE FROM nonces WHERE expires_at <= \(bind: now) RETURNING nonce").all().count
-            return sessions + nonces
+            let limits = try await sql.raw("DELETE FROM rate_limits WHERE window_start <= \(bind: now - rateLimitWindow) RETURNING bucket")
+                .all().count
+            return sessions + nonces + limits
         }
     }
 }

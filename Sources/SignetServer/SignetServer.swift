@@ -42,7 +42,8 @@ public struct SignetServer: Sendable {
     /// `responseSigner` signs responses for clients that ask (`Accept-Signature`).
     public init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?, tls: TLSIdentity?) throws(ServerError) {
         var configuration = configuration
-        // HTTP/1 requests carry no scheme: what clients sign is the one they used, https here.
+        // Hummingbird gives HTTP/1 requests the scheme http even over TLS: what clients sign is
+        // the one they used, https here.
         if configuration.publicScheme == nil { configuration.publicScheme = tls == nil ? "http" : "https" }
         self.configuration = configuration
         self.store = store
@@ -85,20 +86,21 @@ public struct SignetServer: Sendable {
         return Application(
             router: routes.router(), server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.hostname, port: configuration.port), serverName: nil),
-            services: [ExpiryPurgeService(store: store, logger: logger)],
+            services: [ExpiryPurgeService(store: store, rateLimitWindow: configuration.rateLimitWindow, logger: logger)],
             onServerRunning: onServerRunning, logger: logger)
     }
 }
 
-/// Deletes expired sessions and nonces once a minute, until the server stops.
+/// Deletes expired sessions, nonces and rate-limit counters once a minute, until the server stops.
 struct ExpiryPurgeService: Service {
     let store: ServerStore
+    let rateLimitWindow: Int64
     let logger: Logger
 
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                try await store.purgeExpired()
+                try await store.purgeExpired(rateLimitWindow: rateLimitWindow)
             } catch {
                 logger.warning("purging expired rows failed", metadata: ["error": "\(error)"])
             }

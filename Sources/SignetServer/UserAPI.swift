@@ -80,7 +80,8 @@ public enum UserInput {
             throw .unprocessable(field: "password", detail: "must be at least \(allowed.lowerBound) characters")
         }
         guard password.count <= allowed.upperBound, password.utf8.count <= PasswordHasher.maximumPasswordLength else {
-            throw .unprocessable(field: "password", detail: "must be at most \(allowed.upperBound) characters")
+            throw .unprocessable(
+                field: "password", detail: "must be at most \(allowed.upperBound) characters and \(PasswordHasher.maximumPasswordLength) bytes of UTF-8")
         }
     }
 

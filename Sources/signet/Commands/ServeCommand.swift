@@ -76,7 +76,11 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--public-url must be a URL like https://api.example.com")
             }
             configuration.publicScheme = scheme
-            configuration.publicAuthority = url.port.map { "\(host):\($0)" } ?? host
+            guard url.path.isEmpty || url.path == "/", url.query == nil else {
+                throw ValidationError("--public-url takes a scheme and host (and port), no path")
+            }
+            let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            configuration.publicAuthority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
         }
         let resolver = keyAccess.resolver
         var responseSigner: any Signer = identity.responseSigner

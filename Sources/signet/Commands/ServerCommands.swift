@@ -42,14 +42,18 @@ struct ServerInit: AsyncParsableCommand {
         let folder = try storage.folder
         let identity = try await folder.prepare()
         let store = try await storage.openStore(folder: folder, logger: ServerLogging.logger(level: .warning))
-        defer { Task { await store.database.shutdown() } }
-        let admins = try await store.principals(role: .admin).filter { !$0.isRevoked }
-        if let existing = admins.first {
-            throw ServerError.conflict(detail: "\(store.database.location) already has an admin (\(existing.name)); add more with the admin API")
+        do {
+            let admins = try await store.principals(role: .admin).filter { !$0.isRevoked }
+            if let existing = admins.first {
+                throw ServerError.conflict(detail: "\(store.database.location) already has an admin (\(existing.name)); add more with the admin API")
+            }
+            try await store.addPrincipal(Principal(
+                keyID: publicKey.fingerprint.description, role: .admin, name: name, algorithm: algorithm,
+                publicKeyDER: publicKey.spkiDER, createdAt: Int64(Date().timeIntervalSince1970)))
+        } catch {
+            await store.database.shutdown()
+            throw error
         }
-        try await store.addPrincipal(Principal(
-            keyID: publicKey.fingerprint.description, role: .admin, name: name, algorithm: algorithm,
-            publicKeyDER: publicKey.spkiDER, createdAt: Int64(Date().timeIntervalSince1970)))
         await store.database.shutdown()
         Console.write("admin: \(name) \(publicKey.fingerprint)\npin: \(identity.pin)\nbackup-pin: \(identity.backupPin)\n")
     }
