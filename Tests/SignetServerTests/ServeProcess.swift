@@ -37,13 +37,14 @@ final class ServeProcess: Sendable {
             environment: SignetBinary.isolatedEnvironment(in: folder.url))
         guard let url = try await process.waitForLine("url"), let responseKey = try await process.waitForLine("response-key"),
               let pin = try await process.waitForLine("pin").flatMap(KeyFingerprint.init(string:)),
-              let backup = try await process.waitForLine("backup-pin").flatMap(KeyFingerprint.init(string:)),
               let port = url.split(separator: ":").last.flatMap({ Int($0) })
         else {
             process.stop(signal: SIGKILL)
             throw PostgreSQLError(description: "signet serve did not start:\n\(process.output)")
         }
-        return ServeProcess(process: process, port: port, pins: [pin, backup], responseKey: responseKey)
+        // With the operator's own certificate there is no backup key of the server's making.
+        let backup = process.output.contains("backup-pin: ") ? try await process.waitForLine("backup-pin").flatMap(KeyFingerprint.init(string:)) : nil
+        return ServeProcess(process: process, port: port, pins: [pin] + (backup.map { [$0] } ?? []), responseKey: responseKey)
     }
 }
 

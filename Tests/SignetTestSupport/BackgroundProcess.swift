@@ -42,7 +42,7 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     /// The value of the first `name: value` line it wrote, waiting at most `timeout`; nil when
     /// it exits first or the time runs out.
-    public func waitForLine(_ name: String, timeout: Duration = .seconds(30)) async throws -> String? {
+    public func waitForLine(_ name: String, timeout: Duration = .seconds(180)) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             for line in output.split(whereSeparator: \.isNewline) where line.hasPrefix(name + ": ") {

@@ -8,16 +8,23 @@
 //   signet-bench tls SECONDS             # TLS handshakes/s on loopback: no pins, pins, BoringSSL's own check
 //   signet-bench chain-verify DIR COUNT  # chain validations/s (writes the chain to DIR for openssl verify)
 //   signet-bench pkcs11 MODULE URI PINFILE SECONDS  # token signatures/s: PKCS11Signer vs a raw C_Sign loop
+//   signet-bench server-requests KIND KEY AUTHORITY COUNT OUT [ARGS…]  # COUNT pre-signed requests to `signet serve`
+//       (KIND ARGS: me TOKEN | signin EMAIL PASSWORD | register PREFIX), one per line for wrk
 import Foundation
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS\n".utf8))
+    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS | signet-bench server-requests KIND KEY AUTHORITY COUNT OUT ARGS... (KIND ARGS: me TOKEN, signin EMAIL PASSWORD, register PREFIX)\n".utf8))
     exit(2)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    if arguments.first == "pkcs11" {
+    if arguments.first == "server-requests" {
+        guard arguments.count >= 6, let count = Int(arguments[4]), count > 0 else { usage() }
+        try await serverRequestsBench(
+            kind: arguments[1], keyPath: arguments[2], authority: arguments[3], count: count, output: arguments[5],
+            arguments: Array(arguments.dropFirst(6)))
+    } else if arguments.first == "pkcs11" {
         guard arguments.count == 5, let seconds = Double(arguments[4]), seconds > 0 else { usage() }
         try await pkcs11Bench(module: arguments[1], uri: arguments[2], pinFile: arguments[3], seconds: seconds)
     } else if arguments.first == "tls" {
