@@ -14,8 +14,11 @@ final class ServeProcess: Sendable {
     let port: Int
     let pins: [KeyFingerprint]
     let responseKey: String
+    /// The folder it runs in, kept as long as the server is.
+    let folder: TemporaryFolder
 
-    private init(process: BackgroundProcess, port: Int, pins: [KeyFingerprint], responseKey: String) {
+    private init(process: BackgroundProcess, port: Int, pins: [KeyFingerprint], responseKey: String, folder: TemporaryFolder) {
+        self.folder = folder
         self.process = process
         self.port = port
         self.pins = pins
@@ -44,7 +47,7 @@ final class ServeProcess: Sendable {
         }
         // With the operator's own certificate there is no backup key of the server's making.
         let backup = process.output.contains("backup-pin: ") ? try await process.waitForLine("backup-pin").flatMap(KeyFingerprint.init(string:)) : nil
-        return ServeProcess(process: process, port: port, pins: [pin] + (backup.map { [$0] } ?? []), responseKey: responseKey)
+        return ServeProcess(process: process, port: port, pins: [pin] + (backup.map { [$0] } ?? []), responseKey: responseKey, folder: folder)
     }
 }
 

@@ -32,14 +32,21 @@ import Testing
         return (request, body)
     }
 
-    @Test func twoNodesOnPostgreSQLActAsOne() async throws {
+    /// A fresh database on the shared PostgreSQL, an admin, and two nodes on it sharing a data
+    /// folder (one TLS identity and response key) and the public URL.
+    static func twoNodes() async throws -> (PostgreSQLServer, String, ServerKeys, ServeProcess, ServeProcess) {
         let postgres = try await PostgreSQLServer.shared()
         let database = try postgres.makeDatabase()
         let folder = try TemporaryFolder(prefix: "signet-nodes")
         let keys = try ServerKeys.initialise(in: folder, database: database)
-        let extra = ["--public-url", "https://\(Self.publicAuthority)"]
+        let extra = ["--public-url", "https://\(publicAuthority)"]
         let nodeA = try await ServeProcess.start(in: folder, database: database, extra: extra, name: "a")
         let nodeB = try await ServeProcess.start(in: folder, database: database, extra: extra, name: "b")
+        return (postgres, database, keys, nodeA, nodeB)
+    }
+
+    @Test func twoNodesOnPostgreSQLActAsOne() async throws {
+        let (postgres, database, keys, nodeA, nodeB) = try await Self.twoNodes()
         defer {
             nodeA.process.stop()
             nodeB.process.stop()
@@ -86,13 +93,7 @@ import Testing
     }
 
     @Test func failedSignInsCountAcrossNodes() async throws {
-        let postgres = try await PostgreSQLServer.shared()
-        let database = try postgres.makeDatabase()
-        let folder = try TemporaryFolder(prefix: "signet-nodes")
-        let keys = try ServerKeys.initialise(in: folder, database: database)
-        let extra = ["--public-url", "https://\(Self.publicAuthority)"]
-        let nodeA = try await ServeProcess.start(in: folder, database: database, extra: extra, name: "a")
-        let nodeB = try await ServeProcess.start(in: folder, database: database, extra: extra, name: "b")
+        let (postgres, database, keys, nodeA, nodeB) = try await Self.twoNodes()
         defer {
             nodeA.process.stop()
             nodeB.process.stop()
