@@ -51,12 +51,24 @@ public final class ServerDatabase: Sendable {
     /// pool is confined to its loop) but is not marked Sendable.
     enum Pool: @unchecked Sendable {
         case sqlite(EventLoopGroupConnectionPool<TunedSQLiteSource>)
-        case postgres(EventLoopGroupConnectionPool<PostgresConnectionSource>)
+        case postgres(EventLoopGroupConnectionPool<TunedPostgresSource>)
+    }
+
+    /// How hard a commit waits for the disk.
+    public enum Durability: Sendable {
+        /// The commit is on stable storage when it returns (users, sessions, apps).
+        case full
+        /// The commit survives the process being killed but may be lost, whole, with the
+        /// machine's power (SQLite: `synchronous = NORMAL` in WAL mode; PostgreSQL:
+        /// `synchronous_commit = off`): for the per-request replay cache and rate-limit
+        /// counters, where a fsync per request would be the server's whole cost.
+        case relaxed
     }
 
     /// Where the data is.
     public let location: DatabaseLocation
     let pool: Pool
+    let relaxedPool: Pool
     let logger: Logger
 
     /// Opens a pool to `location`; nothing is connected until the first query.
@@ -65,8 +77,12 @@ public final class ServerDatabase: Sendable {
         self.logger = logger
         switch location {
         case .sqlite(let path):
-            let source = TunedSQLiteSource(base: SQLiteConnectionSource(configuration: .init(storage: .file(path: path))))
-            pool = .sqlite(EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: 4, logger: logger, on: eventLoopGroup))
+            func makePool(_ synchronous: String) -> Pool {
+                let source = TunedSQLiteSource(base: SQLiteConnectionSource(configuration: .init(storage: .file(path: path))), synchronous: synchronous)
+                return .sqlite(EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: 4, logger: logger, on: eventLoopGroup))
+            }
+            pool = makePool("FULL")
+            relaxedPool = makePool("NORMAL")
         case .postgres(let url):
             let configuration: SQLPostgresConfiguration
             do {
@@ -74,9 +90,12 @@ public final class ServerDatabase: Sendable {
             } catch {
                 throw .configuration(detail: "\(location): not a PostgreSQL URL (postgres://user:password@host:port/database)")
             }
-            pool = .postgres(EventLoopGroupConnectionPool(
-                source: PostgresConnectionSource(sqlConfiguration: configuration), maxConnectionsPerEventLoop: 8,
-                logger: logger, on: eventLoopGroup))
+            func makePool(relaxed: Bool) -> Pool {
+                let source = TunedPostgresSource(base: PostgresConnectionSource(sqlConfiguration: configuration), relaxed: relaxed)
+                return .postgres(EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: 8, logger: logger, on: eventLoopGroup))
+            }
+            pool = makePool(relaxed: false)
+            relaxedPool = makePool(relaxed: true)
         }
     }
 
@@ -88,9 +107,11 @@ public final class ServerDatabase: Sendable {
 
     /// Runs `body` on one pooled connection. A database failure becomes
     /// ``ServerError/unavailable(detail:)``; a ``ServerError`` thrown by `body` passes as is.
-    public func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws(ServerError) -> T {
+    public func withConnection<T: Sendable>(
+        durability: Durability = .full, _ body: @Sendable (any SQLDatabase) async throws -> T
+    ) async throws(ServerError) -> T {
         do {
-            switch pool {
+            switch durability == .full ? pool : relaxedPool {
             case .sqlite(let pool):
                 let connection = try await pool.requestConnection(logger: logger).get()
                 defer { pool.releaseConnection(connection, logger: logger) }
@@ -128,23 +149,44 @@ public final class ServerDatabase: Sendable {
 
     /// Closes every connection.
     public func shutdown() async {
-        switch pool {
-        case .sqlite(let pool): try? await pool.shutdownAsync()
-        case .postgres(let pool): try? await pool.shutdownAsync()
+        for pool in [pool, relaxedPool] {
+            switch pool {
+            case .sqlite(let pool): try? await pool.shutdownAsync()
+            case .postgres(let pool): try? await pool.shutdownAsync()
+            }
         }
     }
 }
 
-/// sqlite-kit's connection source, with each new connection switched to WAL and full
-/// synchronous commits and given a busy timeout.
+/// sqlite-kit's connection source, with each new connection switched to WAL and its commits'
+/// `synchronous` level set (sqlite-nio retries a busy database itself).
 struct TunedSQLiteSource: ConnectionPoolSource, Sendable {
     let base: SQLiteConnectionSource
+    /// `FULL` or `NORMAL`.
+    let synchronous: String
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
-        base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
+        let synchronous = self.synchronous
+        return base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
             connection.query("PRAGMA journal_mode = WAL")
-                .flatMap { _ in connection.query("PRAGMA synchronous = FULL") }
+                .flatMap { _ in connection.query("PRAGMA synchronous = \(synchronous)") }
                 .map { _ in connection }
+        }
+    }
+}
+
+/// postgres-kit's connection source; a relaxed connection commits without waiting for its WAL
+/// to reach the disk (`synchronous_commit = off`: a crash of the database server can lose the
+/// last commits, whole, never corrupt them).
+/// `@unchecked`: postgres-kit's source holds only its immutable configuration.
+struct TunedPostgresSource: ConnectionPoolSource, @unchecked Sendable {
+    let base: PostgresConnectionSource
+    let relaxed: Bool
+
+    func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<PostgresConnection> {
+        guard relaxed else { return base.makeConnection(logger: logger, on: eventLoop) }
+        return base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
+            connection.sql(queryLogLevel: nil).raw("SET synchronous_commit = off").run().map { _ in connection }
         }
     }
 }

@@ -6,10 +6,12 @@ import SignetHTTP
 extension ServerStore {
     /// Records a nonce until `expiry`; false when it is already recorded and unexpired (a
     /// replay). One statement, atomic on every node: of two nodes seeing the same nonce at
-    /// once, exactly one gets true.
+    /// once, exactly one gets true. Committed with relaxed durability: a nonce survives a
+    /// node's crash, and only a power loss of the database machine could forget the last
+    /// ones (a replay window of those few requests, which their `created` still bounds).
     public func insertNonce(_ nonce: String, keyID: String, until expiry: Int64) async throws(ServerError) -> Bool {
         let now = self.now
-        return try await database.withConnection { sql in
+        return try await database.withConnection(durability: .relaxed) { sql in
             try await sql.raw("""
                 INSERT INTO nonces (key_id, nonce, expires_at) VALUES (\(bind: keyID), \(bind: nonce), \(bind: expiry))
                 ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = excluded.expires_at
@@ -26,7 +28,7 @@ extension ServerStore {
     public func countAttempt(bucket: String, limit: Int, window: Int64) async throws(ServerError) -> Int? {
         let now = self.now
         let stale = now - window
-        let (start, attempts) = try await database.withConnection { sql in
+        let (start, attempts) = try await database.withConnection(durability: .relaxed) { sql in
             let row = try await sql.raw("""
                 INSERT INTO rate_limits (bucket, window_start, failures) VALUES (\(bind: bucket), \(bind: now), 1)
                 ON CONFLICT (bucket) DO UPDATE SET
@@ -43,14 +45,14 @@ extension ServerStore {
 
     /// Takes back one counted attempt (it succeeded, or it was refused before being tried).
     public func forgiveAttempt(bucket: String) async throws(ServerError) {
-        try await database.withConnection { sql in
+        try await database.withConnection(durability: .relaxed) { sql in
             try await sql.raw("UPDATE rate_limits SET failures = failures - 1 WHERE bucket = \(bind: bucket) AND failures > 0").run()
         }
     }
 
     /// Forgets `bucket`'s failures (a successful sign-in clears its account's count).
     public func clearFailures(bucket: String) async throws(ServerError) {
-        try await database.withConnection { sql in
+        try await database.withConnection(durability: .relaxed) { sql in
             try await sql.raw("DELETE FROM rate_limits WHERE bucket = \(bind: bucket)").run()
         }
     }

@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func failedSignInsCountAcrossNodes() async throws {
-        let (postgres, database, keys, nodeA, nodeB) = try await Self.twoNodes()
+        let (_, _, keys, nodeA, nodeB) = try await Self.twoNodes()
         defer {
             nodeA.process.stop()
             nodeB.process.stop()
