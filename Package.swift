@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "SignetAge", targets: ["SignetAge"]),
         .library(name: "SignetPKCS11", targets: ["SignetPKCS11"]),
         .library(name: "SignetServer", targets: ["SignetServer"]),
+        .library(name: "SignetClient", targets: ["SignetClient"]),
         .executable(name: "signet", targets: ["signet"]),
     ],
     dependencies: [
@@ -179,10 +180,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // What an app links: pinned TLS, signed requests, verified responses, the session in
+        // the vault, the sign-in state as a stream. Knows the API, not the server's internals.
+        .target(
+            name: "SignetClient",
+            dependencies: [
+                "SignetCore", "SignetHTTP", "SignetTLS", "SignetX509", "SignetVault",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "signet",
             dependencies: [
-                "SignetServer",
+                "SignetServer", "SignetClient",
                 "SignetX509",
                 "SignetTLS",
                 "SignetCore",
@@ -303,7 +313,7 @@ let package = Package(
         .testTarget(
             name: "SignetServerTests",
             dependencies: [
-                "signet", "SignetServer", "SignetTLS", "SignetX509", "SignetHTTP", "SignetCore", "SignetTestSupport",
+                "signet", "SignetServer", "SignetClient", "SignetVault", "SignetTLS", "SignetX509", "SignetHTTP", "SignetCore", "SignetTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -13,6 +13,7 @@ import X509
 /// DIR/server.vault           the response-signing key (Ed25519), the TLS key and a backup (P-256)
 /// DIR/server.vault.key       the vault's key file (0600)
 /// DIR/tls-certificate.pem    the self-signed certificate; its key's pin is printed for clients
+/// DIR/response-key.pem       the public key that signs responses, for clients to check them
 /// ```
 ///
 /// The vault keeps keys out of plain files and out of the database; it is only as safe as the
@@ -40,6 +41,8 @@ public struct ServerDataFolder: Sendable {
     public var databasePath: String { path + "/signet.sqlite" }
     public var vaultPath: String { path + "/server.vault" }
     public var certificatePath: String { path + "/tls-certificate.pem" }
+    /// The response-signing key's public half, for clients that check responses.
+    public var responseKeyPath: String { path + "/response-key.pem" }
 
     /// What the server runs with: its response-signing key and its TLS identity.
     public struct Identity: Sendable {
@@ -110,6 +113,10 @@ public struct ServerDataFolder: Sendable {
                 alternativeNames: try SubjectParsing.alternativeNames("DNS:localhost,IP:127.0.0.1,IP:::1"), days: 397)
             try AtomicFile.write(try X509Files.encodePEM([certificate]), to: certificatePath, permissions: .standard, overwrite: true)
             created = true
+        }
+        let responsePEM = try responseKey.publicKey.encoded(as: .pem)
+        if (try? FileInput.readAll(path: responseKeyPath, limit: 1 << 16)) != responsePEM {
+            try AtomicFile.write(responsePEM, to: responseKeyPath, permissions: .standard, overwrite: true)
         }
         return Identity(responseSigner: try SoftwareSigner(key: responseKey), tlsKey: tlsKey, certificate: certificate, backupTLSKey: backupKey.publicKey, created: created)
     }

@@ -11,6 +11,9 @@ public enum ServerError: Error, Sendable, Equatable {
     case badRequest(detail: String)
     /// The request's signature, session or credentials are missing or wrong (401).
     case unauthorized(detail: String)
+    /// The e-mail address or password of a sign-in is wrong (401); unknown addresses get the
+    /// same answer.
+    case invalidCredentials
     /// The caller is known but may not do this: a revoked app, a non-admin key, a disabled
     /// account (403).
     case forbidden(detail: String)
@@ -42,6 +45,7 @@ extension ServerError: SignetError {
     public var description: String {
         switch self {
         case .badRequest(let detail), .unauthorized(let detail), .forbidden(let detail), .conflict(let detail): return detail
+        case .invalidCredentials: return "wrong e-mail address or password"
         case .notFound(let what): return "\(what) does not exist"
         case .payloadTooLarge(let limit): return "the body is over the limit of \(limit) bytes"
         case .unsupportedMediaType(let contentType): return "the body must be application/json, not \(contentType.isEmpty ? "nothing" : contentType)"
@@ -68,6 +72,7 @@ extension ServerError: SignetError {
         switch self {
         case .badRequest: return .badRequest
         case .unauthorized: return .unauthorized
+        case .invalidCredentials: return .invalidCredentials
         case .forbidden: return .forbidden
         case .notFound: return .notFound
         case .conflict: return .conflict
@@ -85,7 +90,7 @@ extension ServerError: SignetError {
     public var status: HTTPResponse.Status {
         switch self {
         case .badRequest: return .badRequest
-        case .unauthorized: return .unauthorized
+        case .unauthorized, .invalidCredentials: return .unauthorized
         case .forbidden: return .forbidden
         case .notFound: return .notFound
         case .conflict: return .conflict
@@ -103,6 +108,7 @@ extension ServerError: SignetError {
 extension SignetErrorCode where Owner == ServerError {
     public static let badRequest = Self("badRequest")
     public static let unauthorized = Self("unauthorized")
+    public static let invalidCredentials = Self("invalidCredentials")
     public static let forbidden = Self("forbidden")
     public static let notFound = Self("notFound")
     public static let conflict = Self("conflict")

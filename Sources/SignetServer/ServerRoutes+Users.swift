@@ -46,7 +46,7 @@ extension ServerRoutes {
             // An unknown address is checked against a decoy hash: it costs what a wrong password costs.
             let matches = try await passwords.verify(body.password, against: user?.passwordHash)
             guard let user, matches else {
-                throw ServerError.unauthorized(detail: "wrong e-mail address or password")
+                throw ServerError.invalidCredentials
             }
             // A right password is not a failure: the account starts afresh and the address gets its attempt back.
             try await store.clearFailures(bucket: accountBucket)

@@ -1,0 +1,105 @@
+import SignetCore
+
+/// Every error `SignetClient` throws, each with a stable code an app can switch on.
+public enum ClientError: Error, Sendable, Equatable {
+    /// The server presented a key that is not pinned: a man in the middle, or a server that
+    /// moved to a key the app does not know.
+    case pinMismatch(host: String)
+    /// The server's certificate failed another check (chain, hostname, dates).
+    case untrustedServer(detail: String)
+    /// The server could not be reached or the connection broke.
+    case unreachable(detail: String)
+    /// The server refused the app's signature (401): the app's key is not enrolled, or the
+    /// request was altered on the way.
+    case signatureRefused(detail: String)
+    /// The app's key has been revoked (403).
+    case revokedApp(detail: String)
+    /// No user is signed in on this client.
+    case notSignedIn
+    /// The server no longer knows the session (signed out elsewhere, revoked, expired).
+    case sessionEnded(detail: String)
+    /// Wrong e-mail address or password.
+    case wrongCredentials
+    /// Too many attempts; retry after this many seconds.
+    case rateLimited(retryAfter: Int)
+    /// The server refused the request for another reason: its status, code and detail.
+    case refused(status: Int, code: String, detail: String)
+    /// The response's signature is missing or does not verify under the server's key: the
+    /// answer did not come, unaltered, from the server.
+    case responseSignatureInvalid(detail: String)
+    /// The response is not what the API answers.
+    case malformedResponse(detail: String)
+    /// The session could not be kept in or read from the vault.
+    case sessionStore(detail: String)
+    /// The configuration cannot be used.
+    case invalidConfiguration(detail: String)
+}
+
+extension ClientError: SignetError {
+    public var description: String {
+        switch self {
+        case .pinMismatch(let host): return "\(host): the server's key is not one of the pinned keys"
+        case .untrustedServer(let detail): return "the server is not trusted: \(detail)"
+        case .unreachable(let detail): return "the server cannot be reached: \(detail)"
+        case .signatureRefused(let detail): return "the server refused the app's signature: \(detail)"
+        case .revokedApp(let detail): return "the app's key is revoked: \(detail)"
+        case .notSignedIn: return "no user is signed in"
+        case .sessionEnded(let detail): return "the session has ended: \(detail)"
+        case .wrongCredentials: return "wrong e-mail address or password"
+        case .rateLimited(let retryAfter): return "too many attempts; retry in \(retryAfter) s"
+        case .refused(let status, let code, let detail): return "the server answered \(status) (\(code)): \(detail)"
+        case .responseSignatureInvalid(let detail): return "the response is not signed by the server: \(detail)"
+        case .malformedResponse(let detail): return "the server's answer is malformed: \(detail)"
+        case .sessionStore(let detail): return "the session store: \(detail)"
+        case .invalidConfiguration(let detail): return detail
+        }
+    }
+
+    public var category: FailureCategory {
+        switch self {
+        case .unreachable, .sessionStore: return .environment
+        case .invalidConfiguration: return .usage
+        case .malformedResponse: return .malformedInput
+        default: return .checkFailed
+        }
+    }
+
+    public static let codeDomain = "client"
+
+    public var code: SignetErrorCode<ClientError> {
+        switch self {
+        case .pinMismatch: return .pinMismatch
+        case .untrustedServer: return .untrustedServer
+        case .unreachable: return .unreachable
+        case .signatureRefused: return .signatureRefused
+        case .revokedApp: return .revokedApp
+        case .notSignedIn: return .notSignedIn
+        case .sessionEnded: return .sessionEnded
+        case .wrongCredentials: return .wrongCredentials
+        case .rateLimited: return .rateLimited
+        case .refused: return .refused
+        case .responseSignatureInvalid: return .responseSignatureInvalid
+        case .malformedResponse: return .malformedResponse
+        case .sessionStore: return .sessionStore
+        case .invalidConfiguration: return .invalidConfiguration
+        }
+    }
+}
+
+/// The stable codes of ``ClientError``, one per case.
+extension SignetErrorCode where Owner == ClientError {
+    public static let pinMismatch = Self("pinMismatch")
+    public static let untrustedServer = Self("untrustedServer")
+    public static let unreachable = Self("unreachable")
+    public static let signatureRefused = Self("signatureRefused")
+    public static let revokedApp = Self("revokedApp")
+    public static let notSignedIn = Self("notSignedIn")
+    public static let sessionEnded = Self("sessionEnded")
+    public static let wrongCredentials = Self("wrongCredentials")
+    public static let rateLimited = Self("rateLimited")
+    public static let refused = Self("refused")
+    public static let responseSignatureInvalid = Self("responseSignatureInvalid")
+    public static let malformedResponse = Self("malformedResponse")
+    public static let sessionStore = Self("sessionStore")
+    public static let invalidConfiguration = Self("invalidConfiguration")
+}

@@ -1,0 +1,75 @@
+import SignetCore
+import SignetVault
+
+/// Where the client keeps the signed-in user's session token between launches.
+public protocol SessionStore: Sendable {
+    /// The saved session for `server`, or nil.
+    func load(server: String) async throws(ClientError) -> SavedSession?
+    /// Saves (replacing) the session for `server`.
+    func save(_ session: SavedSession, server: String) async throws(ClientError)
+    /// Forgets the session for `server`.
+    func delete(server: String) async throws(ClientError)
+}
+
+/// A session token and whose it is.
+public struct SavedSession: Sendable, Equatable {
+    public var email: String
+    public var token: String
+    public init(email: String, token: String) {
+        self.email = email
+        self.token = token
+    }
+}
+
+/// Sessions in a ``Vault`` (the keychain of Linux): item `service` = the server's host and
+/// port, `account` = the user's e-mail address, the token its secret — never a plain file.
+public struct VaultSessionStore: SessionStore {
+    let vault: Vault
+
+    /// A store in `vault`, which must be unlocked.
+    public init(vault: Vault) {
+        self.vault = vault
+    }
+
+    public func load(server: String) async throws(ClientError) -> SavedSession? {
+        do {
+            guard let item = try await vault.accounts(service: server).first else { return nil }
+            let token = try await vault.password(service: server, account: item.account)
+            return SavedSession(email: item.account, token: token)
+        } catch {
+            throw .sessionStore(detail: "\(error)")
+        }
+    }
+
+    public func save(_ session: SavedSession, server: String) async throws(ClientError) {
+        do {
+            try await delete(server: server)
+            try await vault.set(SecretBytes(Array(session.token.utf8)), service: server, account: session.email)
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw .sessionStore(detail: "\(error)")
+        }
+    }
+
+    public func delete(server: String) async throws(ClientError) {
+        do {
+            for item in try await vault.accounts(service: server) {
+                try await vault.delete(service: server, account: item.account)
+            }
+        } catch {
+            throw .sessionStore(detail: "\(error)")
+        }
+    }
+}
+
+/// Sessions in memory only (tests, or an app that signs in every launch).
+public actor InMemorySessionStore: SessionStore {
+    private var sessions: [String: SavedSession] = [:]
+
+    public init() {}
+
+    public func load(server: String) async throws(ClientError) -> SavedSession? { sessions[server] }
+    public func save(_ session: SavedSession, server: String) async throws(ClientError) { sessions[server] = session }
+    public func delete(server: String) async throws(ClientError) { sessions[server] = nil }
+}

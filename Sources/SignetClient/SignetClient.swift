@@ -1,0 +1,219 @@
+import Foundation
+import HTTPTypes
+import SignetCore
+import SignetHTTP
+
+/// What an app links to talk to a Signet server: every request signed with the app's key over a
+/// pinned transport, responses checked against the server's key, the session kept in a
+/// ``SessionStore`` (the vault) and restored on start, and the sign-in state as a stream.
+///
+/// ```swift
+/// let client = try SignetClient(configuration: configuration, transport: PinnedTransport(trust: trust),
+///                               sessions: VaultSessionStore(vault: vault))
+/// for await state in await client.authStates() { … }      // in a task: signed in / signed out
+/// try await client.register(email: "ann@example.com", password: password, displayName: "Ann")
+/// try await client.signIn(email: "ann@example.com", password: password)
+/// let me = try await client.me()
+/// try await client.signOut()
+/// ```
+public actor SignetClient {
+    let configuration: ClientConfiguration
+    let transport: any ClientTransport
+    let sessions: any SessionStore
+    let scheme = "https"
+    let authority: String
+    /// The session store's key: the server's host and port.
+    public nonisolated let serverID: String
+    private var session: SavedSession?
+    private var restored = false
+    private var state: AuthState = .signedOut(reason: .none)
+    private var observers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
+
+    /// A client of `configuration.server` over `transport`, keeping sessions in `sessions`.
+    public init(configuration: ClientConfiguration, transport: any ClientTransport, sessions: any SessionStore) throws(ClientError) {
+        guard let url = URL(string: configuration.server), url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty,
+              url.path.isEmpty || url.path == "/", url.query == nil
+        else { throw .invalidConfiguration(detail: "\(configuration.server): the server must be an https URL with a host and no path") }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
+        serverID = authority
+        self.configuration = configuration
+        self.transport = transport
+        self.sessions = sessions
+    }
+
+    // MARK: The sign-in state
+
+    /// A stream of the sign-in state: the current one first, then every change — from this
+    /// client's calls, and from the server answering that a session ended.
+    public func authStates() async -> AsyncStream<AuthState> {
+        await restoreIfNeeded()
+        let (stream, continuation) = AsyncStream.makeStream(of: AuthState.self)
+        let id = UUID()
+        observers[id] = continuation
+        continuation.yield(state)
+        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
+        return stream
+    }
+
+    /// The current state (the saved session restored first).
+    public var authState: AuthState {
+        get async {
+            await restoreIfNeeded()
+            return state
+        }
+    }
+
+    private func removeObserver(_ id: UUID) { observers[id] = nil }
+
+    private func publish(_ new: AuthState) {
+        guard new != state else { return }
+        state = new
+        for continuation in observers.values { continuation.yield(new) }
+    }
+
+    private func restoreIfNeeded() async {
+        guard !restored else { return }
+        restored = true
+        if let saved = try? await sessions.load(server: serverID) {
+            session = saved
+            publish(.signedIn(email: saved.email))
+        }
+    }
+
+    // MARK: The API
+
+    /// Registers a user; returns the profile.
+    @discardableResult
+    public func register(email: String, password: String, displayName: String) async throws(ClientError) -> UserProfile {
+        struct Body: Encodable { var email, password, displayName: String }
+        let (head, body) = try await send(.post, "/v1/users", json: Body(email: email, password: password, displayName: displayName))
+        try check(head, body, expecting: 201)
+        return try decode(UserProfile.self, body)
+    }
+
+    /// Signs in: the token goes to the session store and the state to signed-in.
+    @discardableResult
+    public func signIn(email: String, password: String) async throws(ClientError) -> UserProfile {
+        struct Body: Encodable { var email, password: String }
+        await restoreIfNeeded()
+        let (head, body) = try await send(.post, "/v1/sessions", json: Body(email: email, password: password))
+        if head.status.code == 401, Self.problem(body)?.code == "server.invalidCredentials" { throw .wrongCredentials }
+        try check(head, body, expecting: 201)
+        let reply = try decode(SessionReply.self, body)
+        let saved = SavedSession(email: reply.user.email, token: reply.token)
+        try await sessions.save(saved, server: serverID)
+        session = saved
+        publish(.signedIn(email: saved.email))
+        return reply.user
+    }
+
+    /// The signed-in user's profile; ``ClientError/notSignedIn`` without a session,
+    /// ``ClientError/sessionEnded(detail:)`` (and the state signed-out) when the server no
+    /// longer knows it.
+    public func me() async throws(ClientError) -> UserProfile {
+        let (head, body) = try await sendWithSession(.get, "/v1/me")
+        try check(head, body, expecting: 200)
+        return try decode(UserProfile.self, body)
+    }
+
+    /// Signs out: the server ends the session, the store forgets it, the state goes to
+    /// signed-out. A session the server had already ended is signed out all the same.
+    public func signOut() async throws(ClientError) {
+        do {
+            let (head, body) = try await sendWithSession(.delete, "/v1/sessions/current")
+            try check(head, body, expecting: 204)
+        } catch .sessionEnded {
+            return
+        }
+        try await endSession(reason: .signedOut)
+    }
+
+    // MARK: Requests
+
+    private func sendWithSession(_ method: HTTPRequest.Method, _ path: String) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        await restoreIfNeeded()
+        guard let session else { throw .notSignedIn }
+        let answer = try await send(method, path, json: Optional<String>.none, bearer: session.token)
+        if answer.0.status.code == 401, answer.0.headerFields[.wwwAuthenticate]?.lowercased().hasPrefix("bearer") == true {
+            try await endSession(reason: .sessionEnded)
+            throw .sessionEnded(detail: Self.problem(answer.1)?.detail ?? "the server does not know the session")
+        }
+        return answer
+    }
+
+    private func endSession(reason: AuthState.SignOutReason) async throws(ClientError) {
+        session = nil
+        try await sessions.delete(server: serverID)
+        publish(.signedOut(reason: reason))
+    }
+
+    private func send(
+        _ method: HTTPRequest.Method, _ path: String, json: (some Encodable)?, bearer: String? = nil
+    ) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        var request = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path)
+        var body: [UInt8]?
+        do {
+            if let json {
+                body = Array(try JSONEncoder().encode(json))
+                request.headerFields[.contentType] = "application/json"
+            }
+        } catch {
+            throw .invalidConfiguration(detail: "the request cannot be encoded: \(error)")
+        }
+        request.headerFields[.accept] = "application/json"
+        if let bearer { request.headerFields[.authorization] = "Bearer \(bearer)" }
+        if configuration.serverKey != nil { request.headerFields[.acceptSignature] = #"server=("@status" "@method";req "@target-uri";req)"# }
+        do {
+            try await HTTPMessageSigner(key: .signer(configuration.appSigner)).sign(&request, body: body)
+        } catch {
+            throw .invalidConfiguration(detail: "the app's key cannot sign: \(error)")
+        }
+        let (head, responseBody) = try await transport.send(request, body: body)
+        if let serverKey = configuration.serverKey {
+            try await Self.verifyResponse(head, body: responseBody, answering: request, key: serverKey)
+        }
+        return (head, responseBody)
+    }
+
+    /// Checks the response's `server` signature: the status, the request it answers, and the
+    /// body's digest when there is a body.
+    static func verifyResponse(_ head: HTTPResponse, body: [UInt8], answering request: HTTPRequest, key: PublicKey) async throws(ClientError) {
+        var policy = HTTPSignaturePolicy()
+        var method = SignatureComponent.method
+        method.fromRequest = true
+        var target = SignatureComponent.targetURI
+        target.fromRequest = true
+        policy.requiredComponents = [.status, method, target]
+        policy.requireNonce = false
+        let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(publicKeys: [key]), policy: policy)
+        do {
+            _ = try await verifier.verify(
+                .response(head, answering: request), bodyDigests: body.isEmpty ? nil : ContentDigest.digests(of: body), label: "server")
+        } catch {
+            throw .responseSignatureInvalid(detail: error.description)
+        }
+    }
+
+    private func check(_ head: HTTPResponse, _ body: [UInt8], expecting status: Int) throws(ClientError) {
+        guard head.status.code != status else { return }
+        let problem = Self.problem(body)
+        let detail = problem?.detail ?? head.status.reasonPhrase
+        switch head.status.code {
+        case 401: throw .signatureRefused(detail: detail)
+        case 403 where detail.contains("revoked"): throw .revokedApp(detail: detail)
+        case 429: throw .rateLimited(retryAfter: head.headerFields[.retryAfter].flatMap { Int($0) } ?? 1)
+        default: throw .refused(status: head.status.code, code: problem?.code ?? "http.\(head.status.code)", detail: detail)
+        }
+    }
+
+    static func problem(_ body: [UInt8]) -> ProblemReply? { try? JSONDecoder().decode(ProblemReply.self, from: Data(body)) }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(ClientError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(body))
+        } catch {
+            throw .malformedResponse(detail: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import SignetClient
+import SignetCore
+import SignetHTTP
+import SignetServer
+import SignetVault
+
+/// `signet client …`: the app side of a Signet server, over `SignetClient`, for scripts and for
+/// trying it out. The session token is kept in the vault (service = the server's host:port,
+/// account = the e-mail address), never in a file.
+struct ClientCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "client",
+        abstract: "Be an app of a Signet server: enrol a key, register, sign in and out, read the profile.",
+        discussion: """
+        Every command but enrol takes --server https://HOST:PORT, the server's pins (--pin, as \
+        `signet serve` prints them; without --roots a pin trusts the server's self-signed \
+        certificate), --app-key (the enrolled app's key: file, vault: or pkcs11:) and, to check \
+        every answer's signature, --server-key (the server's response-key.pem). The session \
+        lives in the vault (--vault, $SIGNET_VAULT or the default; `signet vault init` makes one).
+        Exit 1 when the server refuses or a check fails (a pin, a response signature), 4 when \
+        it cannot be reached.
+        """,
+        subcommands: [Enrol.self, Register.self, SignIn.self, SignOut.self, Me.self])
+
+    struct Enrol: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make an app key in the vault and print its public key for the server's admin.")
+        @Argument(help: "The app's name (the vault item signet-app/NAME).") var name: String
+        @OptionGroup var keyAccess: KeyAccessOptions
+
+        func run() async throws {
+            try AdminAPI.checkName(name)
+            let vault = try VaultAccess(explicitPath: keyAccess.vault, passphraseFile: keyAccess.passphraseFile, keyFile: nil).openUnlocked()
+            let key = try PrivateKey.generate(.ed25519)
+            try await vault.setPrivateKey(key, service: "signet-app", account: name)
+            Console.write(String(decoding: try key.publicKey.encoded(as: .pem), as: UTF8.self))
+            Console.note(
+                "the key is vault:signet-app/\(name) (\(key.publicKey.fingerprint)); the admin enrols it with: "
+                    + "signet server app add \(name) --key PUBLIC.pem --server … --pin … --admin-key …", quiet: false)
+        }
+    }
+
+    struct Register: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Register a user; the password comes from --password-file, standard input or a prompt.")
+        @Option(help: ArgumentHelp("The user's e-mail address.", valueName: "EMAIL")) var email: String
+        @Option(name: .customLong("display-name"), help: ArgumentHelp("The name shown.", valueName: "NAME")) var displayName: String
+        @Option(name: .customLong("password-file"), help: ArgumentHelp("Read the password from F.", valueName: "F")) var passwordFile: String?
+        @OptionGroup var connection: ClientConnectionOptions
+
+        func run() async throws {
+            let password = try SecretInput.read(file: passwordFile, what: "password", confirm: true)
+            let profile = try await connection.client().register(email: email, password: password.utf8String, displayName: displayName)
+            try ClientOutput.print(profile)
+        }
+    }
+
+    struct SignIn: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "signin", abstract: "Sign in; the session token goes to the vault.")
+        @Option(help: ArgumentHelp("The user's e-mail address.", valueName: "EMAIL")) var email: String
+        @Option(name: .customLong("password-file"), help: ArgumentHelp("Read the password from F.", valueName: "F")) var passwordFile: String?
+        @OptionGroup var connection: ClientConnectionOptions
+
+        func run() async throws {
+            let password = try SecretInput.read(file: passwordFile, what: "password", confirm: false)
+            let profile = try await connection.client().signIn(email: email, password: password.utf8String)
+            Console.note("signed in as \(profile.email)", quiet: false)
+        }
+    }
+
+    struct SignOut: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "signout", abstract: "Sign out and forget the session.")
+        @OptionGroup var connection: ClientConnectionOptions
+        func run() async throws { try await connection.client().signOut() }
+    }
+
+    struct Me: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the signed-in user's profile (JSON).")
+        @OptionGroup var connection: ClientConnectionOptions
+        func run() async throws { try ClientOutput.print(try await connection.client().me()) }
+    }
+}
+
+/// What every `signet client` command but enrol takes.
+struct ClientConnectionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The server, https://HOST:PORT.", valueName: "URL"))
+    var server: String
+
+    @Option(name: .customLong("app-key"), help: ArgumentHelp("The app's private key: a file, vault:SERVICE/ACCOUNT or a pkcs11: URI.", valueName: "KEY"))
+    var appKey: String
+
+    @Option(name: .customLong("server-key"), help: ArgumentHelp(
+        "The server's response-signing public key (DIR/response-key.pem): every answer must be signed by it.", valueName: "PUB"))
+    var serverKey: String?
+
+    @OptionGroup var tls: TLSOptions
+    @OptionGroup var keyAccess: KeyAccessOptions
+
+    func client() async throws -> SignetClient {
+        guard let url = URL(string: server), let host = url.host else {
+            throw ValidationError("--server must be an https URL like https://127.0.0.1:8443")
+        }
+        var policy = try tls.policy(host: host)
+        if tls.roots == nil, !tls.pins.isEmpty || tls.pinsFile != nil { policy.mode = .pinnedSelfSigned }
+        let resolver = keyAccess.resolver
+        let publicKey = try await resolver.publicKey(appKey)
+        let signer = try await resolver.signer(appKey, algorithm: HTTPSignatureAlgorithms.default(for: publicKey.kind))
+        var serverPublicKey: PublicKey?
+        if let serverKey { serverPublicKey = try await resolver.publicKey(serverKey) }
+        let vault = try VaultAccess(explicitPath: keyAccess.vault, passphraseFile: keyAccess.passphraseFile, keyFile: nil).openUnlocked()
+        return try SignetClient(
+            configuration: ClientConfiguration(server: server, appSigner: signer, serverKey: serverPublicKey),
+            transport: PinnedTransport(trust: policy), sessions: VaultSessionStore(vault: vault))
+    }
+}
+
+enum ClientOutput {
+    static func print(_ profile: UserProfile) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        Console.write(String(decoding: try encoder.encode(profile), as: UTF8.self) + "\n")
+    }
+}
+
+extension SecretBytes {
+    /// The bytes as UTF-8 text (a password read from a file or prompt).
+    var utf8String: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// `signet client` against `signet serve`: an app key made in the vault and enrolled by the
+/// admin, then register, sign in (the token in the vault), me, sign out.
+@Suite struct ClientCLITests {
+    @Test func enrolRegisterSignInMeSignOut() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-client")
+        let keys = try ServerKeys.initialise(in: folder)
+        let server = try await ServeProcess.start(in: folder)
+        defer { server.process.stop() }
+        let environment = ["SIGNET_PASSPHRASE": "vault passphrase for the test", "SIGNET_VAULT": folder.file("client.vault")]
+        func signet(_ arguments: [String]) async throws -> RunResult {
+            try await SignetBinary.runAsync(arguments, in: folder.url, environment: environment)
+        }
+        #expect(try await signet(["vault", "init", "--scrypt-log-n", "10", "-q"]).status == 0)
+        let enrolled = try await signet(["client", "enrol", "phone"])
+        #expect(enrolled.status == 0, "\(enrolled)")
+        #expect(enrolled.stderr.contains("vault:signet-app/phone"))
+        try folder.write("phone.pub", enrolled.stdout)
+        let added = try await signet(["server", "app", "add", "phone", "--key", folder.file("phone.pub")] + server.connectionArguments + ["--admin-key", keys.adminPath])
+        #expect(added.status == 0, "\(added)")
+
+        let connection = server.connectionArguments + ["--app-key", "vault:signet-app/phone", "--server-key", folder.file("data/response-key.pem")]
+        try folder.write("password.txt", "correct horse battery\n")
+        let registered = try await signet(["client", "register", "--email", "Zoe@Example.com", "--display-name", "Zoe", "--password-file", folder.file("password.txt")] + connection)
+        #expect(registered.status == 0 && registered.out.contains("zoe@example.com"), "\(registered)")
+        let signedIn = try await signet(["client", "signin", "--email", "zoe@example.com", "--password-file", folder.file("password.txt")] + connection)
+        #expect(signedIn.status == 0, "\(signedIn)")
+        let me = try await signet(["client", "me"] + connection)
+        #expect(me.status == 0 && me.out.contains("\"displayName\" : \"Zoe\""), "\(me)")
+        // The token is in the vault, not in any file of the folder.
+        let listed = try await signet(["vault", "list"])
+        #expect(listed.out.contains("zoe@example.com"), "\(listed)")
+        #expect(try await signet(["client", "signout"] + connection).status == 0)
+        let after = try await signet(["client", "me"] + connection)
+        #expect(after.status == 1 && after.stderr.contains("no user is signed in"), "\(after)")
+        // A wrong password and a server key that is not the server's are refusals (exit 1).
+        try folder.write("wrong.txt", "not the password\n")
+        let wrong = try await signet(["client", "signin", "--email", "zoe@example.com", "--password-file", folder.file("wrong.txt")] + connection)
+        #expect(wrong.status == 1 && wrong.stderr.contains("wrong e-mail address or password"), "\(wrong)")
+        let otherKey = try folder.write("other.pub", try PrivateKey.generate(.ed25519).publicKey.encoded(as: .pem))
+        let forged = try await signet(["client", "signin", "--email", "zoe@example.com", "--password-file", folder.file("password.txt")]
+            + server.connectionArguments + ["--app-key", "vault:signet-app/phone", "--server-key", otherKey])
+        #expect(forged.status == 1 && forged.stderr.contains("not signed by the server"), "\(forged)")
+    }
+}
