@@ -99,14 +99,9 @@ struct ClientConnectionOptions: ParsableArguments {
     @OptionGroup var keyAccess: KeyAccessOptions
 
     func client() async throws -> SignetClient {
-        guard let url = URL(string: server), let host = url.host else {
-            throw ValidationError("--server must be an https URL like https://127.0.0.1:8443")
-        }
-        var policy = try tls.policy(host: host)
-        if tls.roots == nil, !tls.pins.isEmpty || tls.pinsFile != nil { policy.mode = .pinnedSelfSigned }
+        let policy = try ServerConnection.policy(server: server, tls: tls)
         let resolver = keyAccess.resolver
-        let publicKey = try await resolver.publicKey(appKey)
-        let signer = try await resolver.signer(appKey, algorithm: HTTPSignatureAlgorithms.default(for: publicKey.kind))
+        let signer = try await ServerConnection.httpSigner(appKey, resolver: resolver)
         var serverPublicKey: PublicKey?
         if let serverKey { serverPublicKey = try await resolver.publicKey(serverKey) }
         let vault = try VaultAccess(explicitPath: keyAccess.vault, passphraseFile: keyAccess.passphraseFile, keyFile: nil).openUnlocked()

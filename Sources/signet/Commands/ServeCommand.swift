@@ -84,10 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let resolver = keyAccess.resolver
         var responseSigner: any Signer = identity.responseSigner
-        if let signingKey {
-            let publicKey = try await resolver.publicKey(signingKey)
-            responseSigner = try await resolver.signer(signingKey, algorithm: HTTPSignatureAlgorithms.default(for: publicKey.kind))
-        }
+        if let signingKey { responseSigner = try await ServerConnection.httpSigner(signingKey, resolver: resolver) }
         var tls: SignetServer.TLSIdentity?
         var pin = identity.pin
         if let tlsCertificate, let tlsKey {

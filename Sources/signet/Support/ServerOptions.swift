@@ -77,17 +77,31 @@ struct AdminConnectionOptions: ParsableArguments {
     var timeout: Int64 = 30
 
     func client() async throws -> AdminClient {
+        let policy = try ServerConnection.policy(server: server, tls: tls)
+        let signer = try await ServerConnection.httpSigner(adminKey, resolver: keyAccess.resolver)
+        return try AdminClient(
+            server: server, signer: HTTPMessageSigner(key: .signer(signer)),
+            transport: PinnedHTTPSClient(trust: policy, timeout: .seconds(timeout)))
+    }
+}
+
+/// What the admin and client commands share to reach a server.
+enum ServerConnection {
+    /// The trust policy for `server`: a pin without `--roots` trusts the server's pinned
+    /// self-signed certificate (what `signet serve` makes).
+    static func policy(server: String, tls: TLSOptions) throws -> TLSTrustPolicy {
         guard let url = URL(string: server), let host = url.host else {
             throw ValidationError("--server must be an https URL like https://127.0.0.1:8443")
         }
         var policy = try tls.policy(host: host)
         if tls.roots == nil, !tls.pins.isEmpty || tls.pinsFile != nil { policy.mode = .pinnedSelfSigned }
-        let resolver = keyAccess.resolver
-        let publicKey = try await resolver.publicKey(adminKey)
-        let signer = try await resolver.signer(adminKey, algorithm: HTTPSignatureAlgorithms.default(for: publicKey.kind))
-        return try AdminClient(
-            server: server, signer: HTTPMessageSigner(key: .signer(signer)),
-            transport: PinnedHTTPSClient(trust: policy, timeout: .seconds(timeout)))
+        return policy
+    }
+
+    /// The signer of `key` with the RFC 9421 algorithm of its kind (RSA: rsa-pss-sha512).
+    static func httpSigner(_ key: String, resolver: KeySourceResolver) async throws -> any Signer {
+        let publicKey = try await resolver.publicKey(key)
+        return try await resolver.signer(key, algorithm: HTTPSignatureAlgorithms.default(for: publicKey.kind))
     }
 }
 
