@@ -48,3 +48,22 @@ import Testing
         #expect(forged.status == 1 && forged.stderr.contains("not signed by the server"), "\(forged)")
     }
 }
+
+/// The README's first command: `Scripts/demo` runs the whole story on loopback, against the
+/// binary under test, and leaves nothing running.
+@Suite struct QuickStartDemoTests {
+    @Test func theDemoRunsTheSystemStory() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let folder = try TemporaryFolder(prefix: "signet-demo")
+        let result = try await ProcessRunner.runAsync(
+            "/bin/bash", [root.appendingPathComponent("Scripts/demo").path], in: folder.url,
+            environment: SignetBinary.isolatedEnvironment(in: folder.url, adding: ["SIGNET_BIN": SignetBinary.path, "TMPDIR": folder.path]))
+        #expect(result.status == 0, "\(result)")
+        #expect(result.out.contains("The Signet system ran end to end"))
+        #expect(result.out.components(separatedBy: "(refused: exit 1)").count == 5, "\(result.out)")
+        // Its scratch folder is gone and its server stopped.
+        #expect(try folder.contents().isEmpty)
+        let running = try ProcessRunner.run("/usr/bin/pgrep", ["-f", "serve --data server --port 0"])
+        #expect(running.out.isEmpty)
+    }
+}
