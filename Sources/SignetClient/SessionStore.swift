@@ -21,20 +21,29 @@ public struct SavedSession: Sendable, Equatable {
     }
 }
 
-/// Sessions in a ``Vault`` (the keychain of Linux): item `service` = the server's host and
-/// port, `account` = the user's e-mail address, the token its secret — never a plain file.
+/// Sessions in a ``Vault`` (the keychain of Linux): item `service` =
+/// `signet-session/HOST:PORT`, `account` = the user's e-mail address, the token its secret —
+/// never a plain file. The service is namespaced so the store never reads or deletes the
+/// user's own items for that host.
 public struct VaultSessionStore: SessionStore {
     let vault: Vault
+
+    /// The prefix of the services sessions are kept under.
+    public static let servicePrefix = "signet-session/"
 
     /// A store in `vault`, which must be unlocked.
     public init(vault: Vault) {
         self.vault = vault
     }
 
+    /// The vault service of `server`'s session.
+    public static func service(for server: String) -> String { servicePrefix + server }
+
     public func load(server: String) async throws(ClientError) -> SavedSession? {
+        let service = Self.service(for: server)
         do {
-            guard let item = try await vault.accounts(service: server).first else { return nil }
-            let token = try await vault.password(service: server, account: item.account)
+            guard let item = try await vault.accounts(service: service).first(where: { $0.kind == .password }) else { return nil }
+            let token = try await vault.password(service: service, account: item.account)
             return SavedSession(email: item.account, token: token)
         } catch {
             throw .sessionStore(detail: "\(error)")
@@ -44,7 +53,7 @@ public struct VaultSessionStore: SessionStore {
     public func save(_ session: SavedSession, server: String) async throws(ClientError) {
         do {
             try await delete(server: server)
-            try await vault.set(SecretBytes(Array(session.token.utf8)), service: server, account: session.email)
+            try await vault.set(SecretBytes(Array(session.token.utf8)), service: Self.service(for: server), account: session.email)
         } catch let error as ClientError {
             throw error
         } catch {
@@ -53,9 +62,10 @@ public struct VaultSessionStore: SessionStore {
     }
 
     public func delete(server: String) async throws(ClientError) {
+        let service = Self.service(for: server)
         do {
-            for item in try await vault.accounts(service: server) {
-                try await vault.delete(service: server, account: item.account)
+            for item in try await vault.accounts(service: service) where item.kind == .password {
+                try await vault.delete(service: service, account: item.account)
             }
         } catch {
             throw .sessionStore(detail: "\(error)")

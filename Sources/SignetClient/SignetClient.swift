@@ -25,7 +25,9 @@ public actor SignetClient {
     /// The session store's key: the server's host and port.
     public nonisolated let serverID: String
     private var session: SavedSession?
-    private var restored = false
+    /// The one restore of the saved session, which every call awaits first (so no call runs
+    /// before it, and a sign-in during it is not overwritten by it).
+    private var restoring: Task<Void, Never>?
     private var state: AuthState = .signedOut(reason: .none)
     private var observers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
 
@@ -52,7 +54,7 @@ public actor SignetClient {
         let id = UUID()
         observers[id] = continuation
         continuation.yield(state)
-        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(id) } }
         return stream
     }
 
@@ -72,13 +74,23 @@ public actor SignetClient {
         for continuation in observers.values { continuation.yield(new) }
     }
 
+    deinit {
+        for continuation in observers.values { continuation.finish() }
+    }
+
     private func restoreIfNeeded() async {
-        guard !restored else { return }
-        restored = true
-        if let saved = try? await sessions.load(server: serverID) {
-            session = saved
-            publish(.signedIn(email: saved.email))
+        if restoring == nil {
+            restoring = Task { await self.restore() }
         }
+        await restoring?.value
+    }
+
+    /// Loads the saved session (a store that cannot be read counts as none, and is read again
+    /// at the next sign-in, which replaces it).
+    private func restore() async {
+        guard session == nil, let saved = try? await sessions.load(server: serverID) else { return }
+        session = saved
+        publish(.signedIn(email: saved.email))
     }
 
     // MARK: The API
@@ -119,14 +131,22 @@ public actor SignetClient {
 
     /// Signs out: the server ends the session, the store forgets it, the state goes to
     /// signed-out. A session the server had already ended is signed out all the same.
+    ///
+    /// The client forgets the session whatever the server answers (a revoked app, a server out
+    /// of reach): the error is reported after.
     public func signOut() async throws(ClientError) {
+        await restoreIfNeeded()
+        guard let token = session?.token else { throw .notSignedIn }
         do {
             let (head, body) = try await sendWithSession(.delete, "/v1/sessions/current")
             try check(head, body, expecting: 204)
         } catch .sessionEnded {
             return
+        } catch {
+            try await endSession(reason: .signedOut, token: token)
+            throw error
         }
-        try await endSession(reason: .signedOut)
+        try await endSession(reason: .signedOut, token: token)
     }
 
     // MARK: Requests
@@ -135,17 +155,23 @@ public actor SignetClient {
         await restoreIfNeeded()
         guard let session else { throw .notSignedIn }
         let answer = try await send(method, path, json: Optional<String>.none, bearer: session.token)
-        if answer.0.status.code == 401, answer.0.headerFields[.wwwAuthenticate]?.lowercased().hasPrefix("bearer") == true {
-            try await endSession(reason: .sessionEnded)
-            throw .sessionEnded(detail: Self.problem(answer.1)?.detail ?? "the server does not know the session")
+        // Decided on the problem's code, which the server's signature covers, not on the
+        // (unsigned) WWW-Authenticate header.
+        if answer.0.status.code == 401, let problem = Self.problem(answer.1), problem.code == "server.sessionEnded" {
+            try await endSession(reason: .sessionEnded, token: session.token)
+            throw .sessionEnded(detail: problem.detail)
         }
         return answer
     }
 
-    private func endSession(reason: AuthState.SignOutReason) async throws(ClientError) {
+    /// Forgets the session that used `token` — not a newer one a sign-in made meanwhile — and
+    /// reports the change before touching the store, so the state is right even when the
+    /// store fails.
+    private func endSession(reason: AuthState.SignOutReason, token: String) async throws(ClientError) {
+        guard session?.token == token else { return }
         session = nil
-        try await sessions.delete(server: serverID)
         publish(.signedOut(reason: reason))
+        try await sessions.delete(server: serverID)
     }
 
     private func send(
@@ -163,7 +189,9 @@ public actor SignetClient {
         }
         request.headerFields[.accept] = "application/json"
         if let bearer { request.headerFields[.authorization] = "Bearer \(bearer)" }
-        if configuration.serverKey != nil { request.headerFields[.acceptSignature] = #"server=("@status" "@method";req "@target-uri";req)"# }
+        if configuration.serverKey != nil {
+            request.headerFields[.acceptSignature] = #"server=("@status" "@method";req "@target-uri";req "signature";req;key="sig1")"#
+        }
         do {
             try await HTTPMessageSigner(key: .signer(configuration.appSigner)).sign(&request, body: body)
         } catch {
@@ -176,15 +204,19 @@ public actor SignetClient {
         return (head, responseBody)
     }
 
-    /// Checks the response's `server` signature: the status, the request it answers, and the
-    /// body's digest when there is a body.
+    /// Checks the response's `server` signature: the status, the body's digest when there is
+    /// a body, and the request it answers — its method, URL and its own signature, so an
+    /// answer to another request (even to the same URL) is refused.
     static func verifyResponse(_ head: HTTPResponse, body: [UInt8], answering request: HTTPRequest, key: PublicKey) async throws(ClientError) {
         var policy = HTTPSignaturePolicy()
         var method = SignatureComponent.method
         method.fromRequest = true
         var target = SignatureComponent.targetURI
         target.fromRequest = true
-        policy.requiredComponents = [.status, method, target]
+        var requestSignature = SignatureComponent("signature")
+        requestSignature.key = "sig1"
+        requestSignature.fromRequest = true
+        policy.requiredComponents = [.status, method, target, requestSignature]
         policy.requireNonce = false
         let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(publicKeys: [key]), policy: policy)
         do {
@@ -201,7 +233,7 @@ public actor SignetClient {
         let detail = problem?.detail ?? head.status.reasonPhrase
         switch head.status.code {
         case 401: throw .signatureRefused(detail: detail)
-        case 403 where detail.contains("revoked"): throw .revokedApp(detail: detail)
+        case 403 where detail.contains("has been revoked"): throw .revokedApp(detail: detail)
         case 429: throw .rateLimited(retryAfter: head.headerFields[.retryAfter].flatMap { Int($0) } ?? 1)
         default: throw .refused(status: head.status.code, code: problem?.code ?? "http.\(head.status.code)", detail: detail)
         }

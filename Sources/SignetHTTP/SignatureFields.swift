@@ -98,3 +98,9 @@ struct SignatureFields {
         return Set(inputs.map(\.0))
     }
 }
+
+extension HTTPFields {
+    /// The labels of the message's `Signature-Input` field (none when it does not parse): what
+    /// a response signature names to cover a request's signature (`"signature";req;key=LABEL`).
+    public var signatureLabels: Set<String> { SignatureFields.labels(in: self) }
+}

@@ -11,6 +11,11 @@ public enum ServerError: Error, Sendable, Equatable {
     case badRequest(detail: String)
     /// The request's signature, session or credentials are missing or wrong (401).
     case unauthorized(detail: String)
+    /// The request has no session token, or one the server no longer knows (signed out,
+    /// revoked, expired, started by another app, the account disabled): 401 with
+    /// `WWW-Authenticate: Bearer`. Its own code, inside the signed body, so a client can tell it
+    /// from a refused signature without trusting an unsigned header.
+    case sessionEnded(detail: String)
     /// The e-mail address or password of a sign-in is wrong (401); unknown addresses get the
     /// same answer.
     case invalidCredentials
@@ -44,7 +49,8 @@ extension ServerError: SignetError {
     /// temporary: its detail is for the log).
     public var description: String {
         switch self {
-        case .badRequest(let detail), .unauthorized(let detail), .forbidden(let detail), .conflict(let detail): return detail
+        case .badRequest(let detail), .unauthorized(let detail), .forbidden(let detail), .conflict(let detail), .sessionEnded(let detail):
+            return detail
         case .invalidCredentials: return "wrong e-mail address or password"
         case .notFound(let what): return "\(what) does not exist"
         case .payloadTooLarge(let limit): return "the body is over the limit of \(limit) bytes"
@@ -72,6 +78,7 @@ extension ServerError: SignetError {
         switch self {
         case .badRequest: return .badRequest
         case .unauthorized: return .unauthorized
+        case .sessionEnded: return .sessionEnded
         case .invalidCredentials: return .invalidCredentials
         case .forbidden: return .forbidden
         case .notFound: return .notFound
@@ -90,7 +97,7 @@ extension ServerError: SignetError {
     public var status: HTTPResponse.Status {
         switch self {
         case .badRequest: return .badRequest
-        case .unauthorized, .invalidCredentials: return .unauthorized
+        case .unauthorized, .invalidCredentials, .sessionEnded: return .unauthorized
         case .forbidden: return .forbidden
         case .notFound: return .notFound
         case .conflict: return .conflict
@@ -109,6 +116,7 @@ extension SignetErrorCode where Owner == ServerError {
     public static let badRequest = Self("badRequest")
     public static let unauthorized = Self("unauthorized")
     public static let invalidCredentials = Self("invalidCredentials")
+    public static let sessionEnded = Self("sessionEnded")
     public static let forbidden = Self("forbidden")
     public static let notFound = Self("notFound")
     public static let conflict = Self("conflict")

@@ -29,13 +29,21 @@ public struct ServerResponder: Sendable {
     }
 
     /// What a response signature covers: the status, the body's digest, and which request it
-    /// answers.
-    static func components(hasBody: Bool) -> [SignatureComponent] {
+    /// answers — its method, target URI and, for a signed request, the request's own signature
+    /// (`"signature";req;key=LABEL`, RFC 9421 §2.4), so the answer cannot be replayed to
+    /// another request, not even one for the same URL.
+    static func components(hasBody: Bool, requestLabels: [String]) -> [SignatureComponent] {
         var method = SignatureComponent.method
         method.fromRequest = true
         var target = SignatureComponent.targetURI
         target.fromRequest = true
-        return [.status] + (hasBody ? [.contentDigest] : []) + [method, target]
+        let signatures = requestLabels.map { label in
+            var component = SignatureComponent("signature")
+            component.key = label
+            component.fromRequest = true
+            return component
+        }
+        return [.status] + (hasBody ? [.contentDigest] : []) + [method, target] + signatures
     }
 
     static let encoder: JSONEncoder = {
@@ -82,7 +90,8 @@ public struct ServerResponder: Sendable {
     func response(status: HTTPResponse.Status, fields: HTTPFields, body: [UInt8], for request: Request) async throws -> Response {
         var head = HTTPResponse(status: status, headerFields: fields)
         if var signer, request.headers[.acceptSignature] != nil {
-            signer.components = Self.components(hasBody: !body.isEmpty)
+            let labels = request.headers[.signature] == nil ? [] : request.headers.signatureLabels.sorted()
+            signer.components = Self.components(hasBody: !body.isEmpty, requestLabels: labels)
             var answered = request.head
             if let publicScheme { answered.scheme = publicScheme }
             if let publicAuthority { answered.authority = publicAuthority }

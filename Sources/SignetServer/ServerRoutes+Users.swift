@@ -92,15 +92,15 @@ extension ServerRoutes {
     /// revoked app's sessions cannot be carried on through another).
     func signedInUser(_ request: Request, app: Principal) async throws -> (SessionRecord, UserRecord) {
         guard let token = SessionToken.bearer(in: request.headers) else {
-            throw BearerChallenge(detail: "sign in first: the request has no session token (Authorization: Bearer)")
+            throw ServerError.sessionEnded(detail: "sign in first: the request has no session token (Authorization: Bearer)")
         }
         guard let (session, user) = try await store.session(tokenHash: SessionToken.hash(token)) else {
-            throw BearerChallenge(detail: "the session has ended or does not exist; sign in again")
+            throw ServerError.sessionEnded(detail: "the session has ended or does not exist; sign in again")
         }
         guard session.app == app.name else {
-            throw BearerChallenge(detail: "the session was started by another app; sign in again from this one")
+            throw ServerError.sessionEnded(detail: "the session was started by another app; sign in again from this one")
         }
-        guard user.disabledAt == nil else { throw ServerError.forbidden(detail: "this account is disabled") }
+        guard user.disabledAt == nil else { throw ServerError.sessionEnded(detail: "this account is disabled") }
         return (session, user)
     }
 
@@ -110,10 +110,4 @@ extension ServerRoutes {
             id: user.id, email: user.email, displayName: user.displayName, gravatarURL: gravatar,
             createdAt: user.createdAt, disabled: user.disabledAt != nil)
     }
-}
-
-/// A 401 for a missing or ended session, answered with `WWW-Authenticate: Bearer`
-/// (RFC 6750) so a client knows to sign in again.
-struct BearerChallenge: Error {
-    let detail: String
 }

@@ -60,8 +60,8 @@ struct ServerRoutes: Sendable {
 }
 
 /// Turns every error into an RFC 9457 problem document with the right status — a
-/// ``ServerError``, Hummingbird's `HTTPError` (the authenticator's 401/413/503, a 404 for an
-/// unknown path, a 405), a missing session — and logs the unexpected ones.
+/// ``ServerError`` (a missing or ended session with `WWW-Authenticate: Bearer`), Hummingbird's
+/// `HTTPError` (the authenticator's 401/413/503, a 404 for an unknown path) — and logs the unexpected ones.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
     let responder: ServerResponder
@@ -75,11 +75,9 @@ struct ProblemMiddleware: RouterMiddleware {
             if case .unavailable(let detail) = error {
                 context.logger.error("unavailable", metadata: ["detail": "\(detail)"])
             }
-            response = await responder.problem(error, for: request)
-        } catch let challenge as BearerChallenge {
-            response = await responder.problem(
-                status: .unauthorized, code: "server.unauthorized", detail: challenge.detail, for: request,
-                headers: [.wwwAuthenticate: "Bearer"])
+            // RFC 6750: a missing or ended session is a Bearer challenge.
+            let headers: HTTPFields = error.code == .sessionEnded ? [.wwwAuthenticate: "Bearer"] : [:]
+            response = await responder.problem(error, for: request, headers: headers)
         } catch is NIOTooManyBytesError {
             response = await responder.problem(.payloadTooLarge(limit: limit), for: request)
         } catch let error as HTTPError {

@@ -83,14 +83,14 @@ import Testing
             let first = try Self.client(server, sessions: VaultSessionStore(vault: vault))
             try await first.register(email: "cy@example.com", password: "correct horse battery", displayName: "Cy")
             try await first.signIn(email: "cy@example.com", password: "correct horse battery")
-            let items = try await vault.accounts(service: "127.0.0.1:\(server.port)")
+            let items = try await vault.accounts(service: "signet-session/127.0.0.1:\(server.port)")
             #expect(items.map(\.account) == ["cy@example.com"])
             // A new client (the app launched again) restores the session from the vault.
             let second = try Self.client(server, sessions: VaultSessionStore(vault: vault))
             #expect(await second.authState == .signedIn(email: "cy@example.com"))
             #expect(try await second.me().email == "cy@example.com")
             try await second.signOut()
-            #expect(try await vault.accounts(service: "127.0.0.1:\(server.port)").isEmpty)
+            #expect(try await vault.accounts(service: "signet-session/127.0.0.1:\(server.port)").isEmpty)
         }
     }
 
@@ -117,7 +117,12 @@ import Testing
             // A client expecting another server key refuses the real server's answers.
             let otherKey = try PrivateKey.generate(.ed25519).publicKey
             let wrongKey = try Self.client(server, serverKey: otherKey)
-            await #expect(throws: ClientError.self) { try await wrongKey.register(email: "e@example.com", password: "0123456789", displayName: "E") }
+            await #expect {
+                try await wrongKey.register(email: "e@example.com", password: "0123456789", displayName: "E")
+            } throws: { error in
+                guard let error = error as? ClientError, case .responseSignatureInvalid = error else { return false }
+                return true
+            }
         }
     }
 
@@ -152,6 +157,40 @@ import Testing
                 try await client.register(email: "i@example.com", password: "0123456789", displayName: "I")
             } throws: { error in
                 guard let error = error as? ClientError, case .revokedApp = error else { return false }
+                return true
+            }
+        }
+    }
+}
+
+/// An answer replayed to another request for the same URL — what a compromised path could do
+/// with a signed 204 or 201 — is refused: the server's signature covers the request's own.
+@Suite struct ClientResponseBindingTests {
+    /// Returns, for every request after the first, the first response it saw.
+    actor ReplayingTransport: ClientTransport {
+        let inner: any ClientTransport
+        var first: (HTTPResponse, [UInt8])?
+        init(inner: any ClientTransport) { self.inner = inner }
+        func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+            if let first { return first }
+            let answer = try await inner.send(request, body: body)
+            first = answer
+            return answer
+        }
+    }
+
+    @Test func anAnswerToAnotherRequestIsRefused() async throws {
+        try await TestServer.with { server in
+            let token = try await registerAndSignIn(server)
+            let replaying = ReplayingTransport(inner: PinnedTransport(trust: server.api.transport.trust))
+            let sessions = InMemorySessionStore()
+            try await sessions.save(SavedSession(email: "alice@example.com", token: token), server: "127.0.0.1:\(server.port)")
+            let client = try ClientTests.client(server, sessions: sessions, transport: replaying)
+            #expect(try await client.me().email == "alice@example.com")
+            await #expect {
+                _ = try await client.me()
+            } throws: { error in
+                guard let error = error as? ClientError, case .responseSignatureInvalid = error else { return false }
                 return true
             }
         }

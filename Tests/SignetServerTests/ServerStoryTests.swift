@@ -51,7 +51,7 @@ import Testing
             #expect(signedOut.status == 204)
             let after = try await server.api.send(.get, "/v1/me", signer: signer, bearer: session.token)
             #expect(after.status == 401)
-            #expect(after.problemCode == "server.unauthorized")
+            #expect(after.problemCode == "server.sessionEnded")
             #expect(after.head.headerFields[.wwwAuthenticate] == "Bearer")
         }
     }

@@ -265,8 +265,8 @@ def story(client: SignetClient, admin: SigningKey, app: SigningKey, email: str, 
         return None
 
     def bearer_challenge(response, body):
-        if not isinstance(body, dict) or body.get("code") != "server.unauthorized":
-            return "not a server.unauthorized problem document"
+        if not isinstance(body, dict) or body.get("code") != "server.sessionEnded":
+            return "not a server.sessionEnded problem document"
         if "bearer" not in response.headers.get("WWW-Authenticate", "").lower():
             return "no WWW-Authenticate: Bearer challenge"
         return None
