@@ -44,14 +44,15 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// it exits first or the time runs out.
     public func waitForLine(_ name: String, timeout: Duration = .seconds(180)) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
+            // The output is read before the deadline is judged: a test starved of threads by a
+            // loaded suite may wake long after the line came, and must still see it.
             for line in output.split(whereSeparator: \.isNewline) where line.hasPrefix(name + ": ") {
                 return String(line.dropFirst(name.count + 2))
             }
-            guard process.isRunning else { return nil }
+            guard process.isRunning, ContinuousClock.now < deadline else { return nil }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return nil
     }
 
     /// Sends `signal` (SIGTERM: a graceful stop; SIGKILL: a crash) and waits for the end; returns
