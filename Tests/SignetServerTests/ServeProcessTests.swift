@@ -59,6 +59,27 @@ import Testing
         #expect(server.process.stop(signal: SIGTERM) == 0, "\(server.process.output)")
     }
 
+    /// With no --data the data folder is $XDG_DATA_HOME/signet/server; --plain-http serves HTTP
+    /// (behind a TLS proxy) and announces no pin.
+    @Test func defaultDataFolderAndPlainHTTP() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-serve")
+        let server = try BackgroundProcess(
+            SignetBinary.path, ["serve", "--plain-http", "--port", "0", "--scrypt-log-n", "14", "--log-level", "warning"],
+            in: folder.url, log: folder.fileURL("serve.log"), environment: SignetBinary.isolatedEnvironment(in: folder.url))
+        defer { server.stop() }
+        let url = try #require(try await server.waitForLine("url"), "\(server.output)")
+        #expect(url.hasPrefix("http://127.0.0.1:"))
+        #expect(try await server.waitForLine("response-key") != nil)
+        #expect(!server.output.contains("pin: "))
+        let health = try Python.run("import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1] + '/v1/health').read().decode())", [url])
+        #expect(health.out == #"{"status":"ok"}"# + "\n", "\(health)")
+        let data = folder.file("xdg-data/signet/server")
+        for file in ["signet.sqlite", "server.vault", "server.vault.key", "tls-certificate.pem", "response-key.pem"] {
+            #expect(FileManager.default.fileExists(atPath: data + "/" + file), "\(file)")
+        }
+        #expect(server.stop(signal: SIGTERM) == 0, "\(server.output)")
+    }
+
     @Test func serveRefusesBadOptions() throws {
         let folder = try TemporaryFolder(prefix: "signet-serve")
         for arguments in [["--tls-cert", "c.pem"], ["--port", "70000"], ["--scrypt-log-n", "5"], ["--plain-http", "--tls-cert", "c", "--tls-key", "k"],
