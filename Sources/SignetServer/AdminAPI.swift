@@ -47,9 +47,8 @@ public enum AdminAPI {
     /// Checks a name: 1 to 64 of `A–Z a–z 0–9 . _ -`, starting with a letter or digit.
     public static func checkName(_ name: String) throws(ServerError) {
         let bytes = Array(name.utf8)
-        guard !bytes.isEmpty, bytes.count <= maximumNameLength,
-              bytes.allSatisfy({ isNameByte($0) }), isNameByte(bytes[0]), bytes[0] != UInt8(ascii: "."),
-              bytes[0] != UInt8(ascii: "_"), bytes[0] != UInt8(ascii: "-")
+        guard let first = bytes.first, bytes.count <= maximumNameLength, bytes.allSatisfy(isNameByte),
+              ![UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-")].contains(first)
         else {
             throw .unprocessable(field: "name", detail: "must be 1 to \(maximumNameLength) of A-Z a-z 0-9 . _ -, starting with a letter or digit")
         }

@@ -92,19 +92,20 @@ struct ProblemMiddleware: RouterMiddleware {
         return response
     }
 
+    /// The code of a status Hummingbird answered with (Hummingbird never answers 405).
     static func code(for status: HTTPResponse.Status) -> String {
+        let code: SignetErrorCode<ServerError>
         switch status.code {
-        case 400: return ServerError.badRequest(detail: "").codeName
-        case 401: return ServerError.unauthorized(detail: "").codeName
-        case 403: return ServerError.forbidden(detail: "").codeName
-        case 404: return ServerError.notFound(what: "").codeName
-        case 405: return "server.methodNotAllowed"
-        case 413: return ServerError.payloadTooLarge(limit: 0).codeName
-        case 415: return ServerError.unsupportedMediaType(contentType: "").codeName
-        case 429: return ServerError.rateLimited(retryAfter: 0).codeName
-        case 503: return ServerError.unavailable(detail: "").codeName
-        default: return status.code < 500 ? ServerError.badRequest(detail: "").codeName : ServerError.unavailable(detail: "").codeName
+        case 401: code = .unauthorized
+        case 403: code = .forbidden
+        case 404: code = .notFound
+        case 413: code = .payloadTooLarge
+        case 415: code = .unsupportedMediaType
+        case 429: code = .rateLimited
+        case 500...: code = .unavailable
+        default: code = .badRequest
         }
+        return code.description
     }
 }
 

@@ -79,14 +79,6 @@ extension ServerStore {
         }
     }
 
-    /// How many unrevoked principals of `role` there are.
-    public func activeCount(role: Principal.Role) async throws(ServerError) -> Int {
-        try await database.withConnection { sql in
-            try await sql.raw("SELECT COUNT(*) AS n FROM principals WHERE role = \(bind: role.rawValue) AND revoked_at IS NULL")
-                .first()?.decode(column: "n", as: Int.self) ?? 0
-        }
-    }
-
     static func principal(from row: any SQLRow) throws -> Principal {
         guard let role = Principal.Role(rawValue: try row.text("role")),
               let algorithm = SignatureAlgorithm(rawValue: try row.text("algorithm"))

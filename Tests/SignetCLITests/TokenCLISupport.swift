@@ -123,6 +123,16 @@ struct SoftHSM: Sendable {
     }
 }
 
+extension SoftHSM {
+    /// `signet verify --key KEY --signature sig file` with no PIN (a public key needs none):
+    /// must exit 0 and report `algorithm`.
+    func expectVerifies(key: String, reporting algorithm: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let verified = try signet("verify", "--key", key, "--signature", "sig", "file", pin: nil)
+        #expect(verified.status == 0, "\(verified)", sourceLocation: sourceLocation)
+        #expect(verified.stderr.contains("signature OK (\(algorithm)"), "\(verified)", sourceLocation: sourceLocation)
+    }
+}
+
 /// A signature `signet sign` makes with a token key, and openssl's command that verifies it.
 struct TokenSignCase: CustomTestStringConvertible, Sendable {
     /// The key type `signet token generate -t` makes.

@@ -230,9 +230,7 @@ struct TokenCLITests {
             "--signature-format", "openssl")
         try store.exportPublic("pkcs11:token=demo;object=forTool", to: "key.pub")
         #expect(try box.must("openssl", "dgst", "-sha256", "-verify", "key.pub", "-signature", "sig", "file").out == "Verified OK\n")
-        let verified = try store.signet("verify", "--key", "pkcs11:token=demo;object=forTool", "--signature", "sig", "file", pin: nil)
-        #expect(verified.status == 0, "\(verified)")
-        #expect(verified.stderr.contains("signature OK (ecdsa-p256-sha256"), "\(verified)")
+        try store.expectVerifies(key: "pkcs11:token=demo;object=forTool", reporting: "ecdsa-p256-sha256")
     }
 
     @Test("bundles signed on the token verify against trust roots made from the exported keys or the URIs")

@@ -43,7 +43,7 @@ final class ServeProcess: Sendable {
               let port = url.split(separator: ":").last.flatMap({ Int($0) })
         else {
             process.stop(signal: SIGKILL)
-            throw PostgreSQLError(description: "signet serve did not start:\n\(process.output)")
+            throw ServerTestError(description: "signet serve did not start:\n\(process.output)")
         }
         // With the operator's own certificate there is no backup key of the server's making.
         let backup = process.output.contains("backup-pin: ") ? try await process.waitForLine("backup-pin").flatMap(KeyFingerprint.init(string:)) : nil

@@ -76,7 +76,7 @@ struct TestServer: Sendable {
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next(), port > 0 else {
                 await group.triggerGracefulShutdown()
-                throw PostgreSQLError(description: "the server did not start")
+                throw ServerTestError(description: "the server did not start")
             }
             let api = try TestAPI(port: port, pins: [identity.pin, identity.backupPin])
             let running = TestServer(port: port, folder: folder, store: store, identity: identity, admin: admin, app: app, api: api)
@@ -92,6 +92,11 @@ struct TestServer: Sendable {
             return try result.get()
         }
     }
+}
+
+/// A server under test that did not come up.
+struct ServerTestError: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// Sends requests, signed or not, to a server on 127.0.0.1 over pinned TLS.

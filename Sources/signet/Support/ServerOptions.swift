@@ -38,11 +38,7 @@ struct ServerStorageOptions: ParsableArguments {
     }
 
     func location(in folder: ServerDataFolder) -> DatabaseLocation {
-        if let database {
-            if case .postgres = DatabaseLocation(parsing: database) { return .postgres(url: database) }
-            return .sqlite(path: database)
-        }
-        return .sqlite(path: folder.databasePath)
+        database.map(DatabaseLocation.init(parsing:)) ?? .sqlite(path: folder.databasePath)
     }
 
     /// Opens the database and brings its schema up to date.
