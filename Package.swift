@@ -162,7 +162,7 @@ let package = Package(
         .target(
             name: "SignetServer",
             dependencies: [
-                "SignetCore", "SignetHTTP", "SignetHummingbird", "SignetVault", "SignetX509", "SignetTLS",
+                "SignetCore", "SignetBundle", "SignetHTTP", "SignetHummingbird", "SignetVault", "SignetX509", "SignetTLS",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -185,7 +185,7 @@ let package = Package(
         .target(
             name: "SignetClient",
             dependencies: [
-                "SignetCore", "SignetHTTP", "SignetTLS", "SignetX509", "SignetVault",
+                "SignetCore", "SignetBundle", "SignetHTTP", "SignetTLS", "SignetX509", "SignetVault",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -313,10 +313,17 @@ let package = Package(
         .testTarget(
             name: "SignetServerTests",
             dependencies: [
-                "signet", "SignetServer", "SignetClient", "SignetVault", "SignetTLS", "SignetX509", "SignetHTTP", "SignetCore", "SignetTestSupport",
+                "signet", "SignetServer", "SignetClient", "SignetBundle", "SignetVault", "SignetTLS", "SignetX509", "SignetHTTP", "SignetCore", "SignetTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                // The loopback TLS proxy of the attack tests (TLSProxy.swift).
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             exclude: ["Python"]
         ),

@@ -1,3 +1,4 @@
+import SignetBundle
 import SignetCore
 import SignetHTTP
 
@@ -12,11 +13,20 @@ public struct ClientConfiguration: Sendable {
     /// (the client asks with `Accept-Signature`) over the status, the body and the request it
     /// answers, or it is refused as ``ClientError/responseSignatureInvalid(detail:)``.
     public var serverKey: PublicKey?
+    /// The trust root the app ships with: resources must be signed by it, or by a later root
+    /// it signed (the client walks the server's rotations and keeps the newest it accepted).
+    public var trustRoot: TrustRoot?
+    /// The folder where the client keeps what it learned about resources: the versions
+    /// accepted (rollback state), the newest trust root, partial downloads.
+    public var resourceState: String?
 
-    /// A configuration; `server` must be an https URL with no path.
-    public init(server: String, appSigner: any Signer, serverKey: PublicKey? = nil) {
+    /// A configuration; `server` must be an https URL with no path. `trustRoot` and
+    /// `resourceState` are needed for ``SignetClient/fetchResource(_:into:)``.
+    public init(server: String, appSigner: any Signer, serverKey: PublicKey? = nil, trustRoot: TrustRoot? = nil, resourceState: String? = nil) {
         self.server = server
         self.appSigner = appSigner
         self.serverKey = serverKey
+        self.trustRoot = trustRoot
+        self.resourceState = resourceState
     }
 }

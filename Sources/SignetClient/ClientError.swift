@@ -29,6 +29,18 @@ public enum ClientError: Error, Sendable, Equatable {
     case responseSignatureInvalid(detail: String)
     /// The response is not what the API answers.
     case malformedResponse(detail: String)
+    /// A resource older than the one accepted before, or the same version with other content:
+    /// refused, the previous one kept.
+    case rollback(detail: String)
+    /// A resource that fails a check — signatures against the trust root, a file's digest,
+    /// its name, its expiry, an unsafe entry: refused, the previous one kept. `code` is the
+    /// bundle check's stable code (`bundle.expired`, `bundle.verificationFailed`, …).
+    case resourceRefused(code: String, detail: String)
+    /// A trust root the server offered that the current one did not sign (or not with enough
+    /// keys): the pinned root is kept.
+    case trustRotationRefused(detail: String)
+    /// Local storage (the resource state folder, the destination) failed.
+    case storage(detail: String)
     /// The session could not be kept in or read from the vault.
     case sessionStore(detail: String)
     /// The configuration cannot be used.
@@ -50,6 +62,10 @@ extension ClientError: SignetError {
         case .refused(let status, let code, let detail): return "the server answered \(status) (\(code)): \(detail)"
         case .responseSignatureInvalid(let detail): return "the response is not signed by the server: \(detail)"
         case .malformedResponse(let detail): return "the server's answer is malformed: \(detail)"
+        case .rollback(let detail): return "rollback refused: \(detail)"
+        case .resourceRefused(_, let detail): return "the resource is refused: \(detail)"
+        case .trustRotationRefused(let detail): return "the new trust root is refused: \(detail)"
+        case .storage(let detail): return detail
         case .sessionStore(let detail): return "the session store: \(detail)"
         case .invalidConfiguration(let detail): return detail
         }
@@ -57,7 +73,7 @@ extension ClientError: SignetError {
 
     public var category: FailureCategory {
         switch self {
-        case .unreachable, .sessionStore: return .environment
+        case .unreachable, .sessionStore, .storage: return .environment
         case .invalidConfiguration: return .usage
         case .malformedResponse: return .malformedInput
         default: return .checkFailed
@@ -80,6 +96,10 @@ extension ClientError: SignetError {
         case .refused: return .refused
         case .responseSignatureInvalid: return .responseSignatureInvalid
         case .malformedResponse: return .malformedResponse
+        case .rollback: return .rollback
+        case .resourceRefused: return .resourceRefused
+        case .trustRotationRefused: return .trustRotationRefused
+        case .storage: return .storage
         case .sessionStore: return .sessionStore
         case .invalidConfiguration: return .invalidConfiguration
         }
@@ -100,6 +120,10 @@ extension SignetErrorCode where Owner == ClientError {
     public static let refused = Self("refused")
     public static let responseSignatureInvalid = Self("responseSignatureInvalid")
     public static let malformedResponse = Self("malformedResponse")
+    public static let rollback = Self("rollback")
+    public static let resourceRefused = Self("resourceRefused")
+    public static let trustRotationRefused = Self("trustRotationRefused")
+    public static let storage = Self("storage")
     public static let sessionStore = Self("sessionStore")
     public static let invalidConfiguration = Self("invalidConfiguration")
 }

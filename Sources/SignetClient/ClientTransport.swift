@@ -9,6 +9,24 @@ public protocol ClientTransport: Sendable {
     /// Sends `request` with `body` and returns the response's head and body, or throws a
     /// ``ClientError`` (pin mismatch, untrusted server, unreachable).
     func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8])
+
+    /// Sends a bodiless `request` and streams the body of a response `sink` accepts into it as
+    /// it arrives (the returned body is then empty); other responses come back whole. A
+    /// transport without streaming may read the body first and hand it over (the default).
+    func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8])
+}
+
+extension ClientTransport {
+    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        let (head, body) = try await send(request, body: nil)
+        do {
+            guard try sink.accepts(head) else { return (head, body) }
+            try body.withUnsafeBytes { try sink.write($0) }
+        } catch {
+            throw .storage(detail: "\(error)")
+        }
+        return (head, [])
+    }
 }
 
 /// HTTPS over SwiftNIO SSL with the chain, hostname and pins checked on every connection
@@ -27,11 +45,24 @@ public struct PinnedTransport: ClientTransport {
             let response = try await client.send(request, body: body)
             return (response.head, response.body)
         } catch {
-            switch error {
-            case .pinMismatch(let host, _, _): throw .pinMismatch(host: host)
-            case .chainInvalid, .hostnameMismatch: throw .untrustedServer(detail: error.description)
-            default: throw .unreachable(detail: error.description)
-            }
+            throw Self.clientError(error)
+        }
+    }
+
+    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        do {
+            let response = try await client.download(request, to: sink)
+            return (response.head, response.body)
+        } catch {
+            throw Self.clientError(error)
+        }
+    }
+
+    static func clientError(_ error: X509Error) -> ClientError {
+        switch error {
+        case .pinMismatch(let host, _, _): return .pinMismatch(host: host)
+        case .chainInvalid, .hostnameMismatch: return .untrustedServer(detail: error.description)
+        default: return .unreachable(detail: error.description)
         }
     }
 }

@@ -30,6 +30,8 @@ public actor SignetClient {
     private var restoring: Task<Void, Never>?
     private var state: AuthState = .signedOut(reason: .none)
     private var observers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
+    /// The resources being fetched now (one fetch per name at a time).
+    var fetching: Set<String> = []
 
     /// A client of `configuration.server` over `transport`, keeping sessions in `sessions`.
     public init(configuration: ClientConfiguration, transport: any ClientTransport, sessions: any SessionStore) throws(ClientError) {
@@ -174,7 +176,7 @@ public actor SignetClient {
         try await sessions.delete(server: serverID)
     }
 
-    private func send(
+    func send(
         _ method: HTTPRequest.Method, _ path: String, json: (some Encodable)?, bearer: String? = nil
     ) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
         var request = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path)
@@ -189,6 +191,17 @@ public actor SignetClient {
         }
         request.headerFields[.accept] = "application/json"
         if let bearer { request.headerFields[.authorization] = "Bearer \(bearer)" }
+        try await sign(&request, body: body)
+        let (head, responseBody) = try await transport.send(request, body: body)
+        if let serverKey = configuration.serverKey {
+            try await Self.verifyResponse(head, bodyDigests: ContentDigest.digests(of: responseBody), answering: request, key: serverKey)
+        }
+        return (head, responseBody)
+    }
+
+    /// Signs `request` with the app's key (and asks for a response signature when responses
+    /// are checked).
+    func sign(_ request: inout HTTPRequest, body: [UInt8]?) async throws(ClientError) {
         if configuration.serverKey != nil {
             request.headerFields[.acceptSignature] = #"server=("@status" "@method";req "@target-uri";req "signature";req;key="sig1")"#
         }
@@ -197,17 +210,14 @@ public actor SignetClient {
         } catch {
             throw .invalidConfiguration(detail: "the app's key cannot sign: \(error)")
         }
-        let (head, responseBody) = try await transport.send(request, body: body)
-        if let serverKey = configuration.serverKey {
-            try await Self.verifyResponse(head, body: responseBody, answering: request, key: serverKey)
-        }
-        return (head, responseBody)
     }
 
     /// Checks the response's `server` signature: the status, the body's digest when there is
     /// a body, and the request it answers — its method, URL and its own signature, so an
     /// answer to another request (even to the same URL) is refused.
-    static func verifyResponse(_ head: HTTPResponse, body: [UInt8], answering request: HTTPRequest, key: PublicKey) async throws(ClientError) {
+    static func verifyResponse(
+        _ head: HTTPResponse, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, answering request: HTTPRequest, key: PublicKey
+    ) async throws(ClientError) {
         var policy = HTTPSignaturePolicy()
         var method = SignatureComponent.method
         method.fromRequest = true
@@ -221,13 +231,13 @@ public actor SignetClient {
         let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(publicKeys: [key]), policy: policy)
         do {
             _ = try await verifier.verify(
-                .response(head, answering: request), bodyDigests: body.isEmpty ? nil : ContentDigest.digests(of: body), label: "server")
+                .response(head, answering: request), bodyDigests: bodyDigests, label: "server")
         } catch {
             throw .responseSignatureInvalid(detail: error.description)
         }
     }
 
-    private func check(_ head: HTTPResponse, _ body: [UInt8], expecting status: Int) throws(ClientError) {
+    func check(_ head: HTTPResponse, _ body: [UInt8], expecting status: Int) throws(ClientError) {
         guard head.status.code != status else { return }
         let problem = Self.problem(body)
         let detail = problem?.detail ?? head.status.reasonPhrase
@@ -241,7 +251,7 @@ public actor SignetClient {
 
     static func problem(_ body: [UInt8]) -> ProblemReply? { try? JSONDecoder().decode(ProblemReply.self, from: Data(body)) }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(ClientError) -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(ClientError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(body))
         } catch {

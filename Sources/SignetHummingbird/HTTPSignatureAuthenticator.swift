@@ -87,23 +87,29 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     /// check throws 401 with `Accept-Signature`, a full replay cache 503, and a body over
     /// ``maximumBodySize`` 413.
     public func authenticate(request: Request, context: Context) async throws -> Identity? {
-        var head = request.head
-        if let publicScheme { head.scheme = publicScheme }
-        if let publicAuthority { head.authority = publicAuthority }
-        if missingSignature == .passThrough, head.headerFields[.signatureInput] == nil, head.headerFields[.signature] == nil {
+        if missingSignature == .passThrough, request.headers[.signatureInput] == nil, request.headers[.signature] == nil {
             return nil
         }
         let body = try await request.body.collect(upTo: maximumBodySize)
-        let digests = ContentDigest.digests(of: body.readableBytesView)
-        let verified: VerifiedHTTPSignature
+        let verified = try await verify(head: request.head, bodyDigests: ContentDigest.digests(of: body.readableBytesView))
+        return try await makeIdentity(verified, request, context)
+    }
+
+    /// Verifies a request's head against body digests known otherwise — a body streamed to
+    /// storage, checked against the digests after (the route's job) — with the public scheme and
+    /// authority put in and the failures answered as ``authenticate(request:context:)`` answers
+    /// them (401 with `Accept-Signature`, a full replay cache 503).
+    public func verify(head: HTTPRequest, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?) async throws -> VerifiedHTTPSignature {
+        var head = head
+        if let publicScheme { head.scheme = publicScheme }
+        if let publicAuthority { head.authority = publicAuthority }
         do {
-            verified = try await verifier.verify(.request(head), bodyDigests: digests)
+            return try await verifier.verify(.request(head), bodyDigests: bodyDigests)
         } catch .replayCacheFull {
             throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "1"], message: HTTPSignatureError.replayCacheFull.description)
         } catch {
             throw HTTPError(.unauthorized, headers: [.acceptSignature: acceptSignature], message: error.description)
         }
-        return try await makeIdentity(verified, request, context)
     }
 
     /// The `Accept-Signature` hint (RFC 9421 §5.1) of the verifier

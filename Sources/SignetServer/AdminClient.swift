@@ -54,6 +54,33 @@ public struct AdminClient: Sendable {
         try await send(.delete, "/v1/admin/users/\(Self.escape(email))/sessions", as: UserAPI.Revoked.self).revoked
     }
 
+    /// Publishes the next version of the resource `name` from `upload`: a tar of files for the
+    /// server to bundle and sign, or a bundle signed offline (told apart by the zip signature
+    /// at its start). Returns the stored version and whether it is new (false: the same bundle
+    /// was already the newest).
+    public func publish(name: String, upload: [UInt8], expires: Date? = nil) async throws -> (record: ResourceRecord, created: Bool) {
+        let isBundle = upload.starts(with: [0x50, 0x4B, 0x03, 0x04])
+        var path = "/v1/admin/resources/\(Self.escape(name))"
+        if let expires { path += "?expires=" + ISO8601DateFormatter().string(from: expires) }
+        var request = HTTPRequest(method: .post, scheme: scheme, authority: authority, path: path)
+        request.headerFields[.contentType] = isBundle ? ResourceAPI.bundleType : ResourceAPI.tarType
+        let response = try await exchange(request, body: upload)
+        return (try Self.decode(ResourceRecord.self, response, from: server + path), response.head.status.code == 201)
+    }
+
+    /// Every published version of every resource.
+    public func resources() async throws -> [ResourceRecord] {
+        try await send(.get, "/v1/admin/resources", as: ResourceAPI.List.self).items
+    }
+
+    /// Adds the next trust root (the bytes of its file), which a threshold of the current
+    /// root's keys must have signed.
+    public func rotateTrust(_ root: [UInt8]) async throws {
+        var request = HTTPRequest(method: .post, scheme: scheme, authority: authority, path: "/v1/admin/trust")
+        request.headerFields[.contentType] = "application/json"
+        _ = try await exchange(request, body: root)
+    }
+
     static func collection(_ role: Principal.Role) -> String { role == .app ? "apps" : "admins" }
 
     static func escape(_ segment: String) -> String {
@@ -63,11 +90,14 @@ public struct AdminClient: Sendable {
     }
 
     func send<Reply: Decodable>(_ method: HTTPRequest.Method, _ path: String, json: (some Encodable)? = Optional<String>.none, as type: Reply.Type) async throws -> Reply {
-        let response = try await exchange(method, path, json: json)
+        try Self.decode(Reply.self, try await exchange(method, path, json: json), from: server + path)
+    }
+
+    static func decode<Reply: Decodable>(_ type: Reply.Type, _ response: HTTPSResponse, from url: String) throws -> Reply {
         do {
             return try JSONDecoder().decode(Reply.self, from: Data(response.body))
         } catch {
-            throw ServerError.badRequest(detail: "\(server)\(path): the answer is not the JSON expected: \(error)")
+            throw ServerError.badRequest(detail: "\(url): the answer is not the JSON expected: \(error)")
         }
     }
 
@@ -82,6 +112,11 @@ public struct AdminClient: Sendable {
             body = Array(try JSONEncoder().encode(json))
             request.headerFields[.contentType] = "application/json"
         }
+        return try await exchange(request, body: body)
+    }
+
+    func exchange(_ request: HTTPRequest, body: [UInt8]?) async throws -> HTTPSResponse {
+        var request = request
         request.headerFields[.accept] = "application/json"
         try await signer.sign(&request, body: body)
         let response = try await transport.send(request, body: body)

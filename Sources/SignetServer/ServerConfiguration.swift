@@ -23,8 +23,13 @@ public struct ServerConfiguration: Sendable {
     /// How long a revocation may take to reach every node: principals are cached this long.
     public var revocationLatency: Duration = .seconds(1)
 
-    /// The largest request body any endpoint reads.
+    /// The largest request body any endpoint reads (but a resource upload).
     public var maximumBodySize = 64 << 10
+    /// The largest resource upload (a tar or a bundle), streamed to ``workFolder``.
+    public var maximumResourceSize: Int64 = 1 << 30
+    /// Where uploads are unpacked and bundles built before they are stored (the system's
+    /// temporary folder when nil).
+    public var workFolder: String?
 
     /// How passwords are hashed (scrypt, DESIGN.md §3); a stored hash weaker than this is
     /// replaced at the next sign-in.

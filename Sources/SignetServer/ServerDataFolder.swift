@@ -1,4 +1,5 @@
 import Foundation
+import SignetBundle
 import SignetCore
 import SignetVault
 import SignetX509
@@ -14,6 +15,7 @@ import X509
 /// DIR/server.vault.key       the vault's key file (0600)
 /// DIR/tls-certificate.pem    the self-signed certificate; its key's pin is printed for clients
 /// DIR/response-key.pem       the public key that signs responses, for clients to check them
+/// DIR/trust.json             the resource trust root (current when the server started), for apps to ship
 /// ```
 ///
 /// The vault keeps keys out of plain files and out of the database; it is only as safe as the
@@ -43,6 +45,18 @@ public struct ServerDataFolder: Sendable {
     public var certificatePath: String { path + "/tls-certificate.pem" }
     /// The response-signing key's public half, for clients that check responses.
     public var responseKeyPath: String { path + "/response-key.pem" }
+    /// The trust root resources are verified against, for apps to ship with.
+    public var trustRootPath: String { path + "/trust.json" }
+
+    /// Writes `root` to ``trustRootPath`` (atomically, when it changed).
+    public func writeTrustRoot(_ root: TrustRoot) throws(ServerError) {
+        guard (try? FileInput.readAll(path: trustRootPath, limit: 1 << 20)) != root.fileBytes else { return }
+        do {
+            try AtomicFile.write(root.fileBytes, to: trustRootPath, permissions: .standard, overwrite: true)
+        } catch {
+            throw .configuration(detail: "\(trustRootPath): \(error)")
+        }
+    }
 
     /// What the server runs with: its response-signing key and its TLS identity.
     public struct Identity: Sendable {

@@ -32,6 +32,8 @@ public enum ServerError: Error, Sendable, Equatable {
     case unsupportedMediaType(contentType: String)
     /// Well-formed input that breaks a rule: a short password, an invalid e-mail (422).
     case unprocessable(field: String, detail: String)
+    /// A `Range` that starts past the end of a resource of `size` bytes (416).
+    case rangeNotSatisfiable(size: Int64)
     /// Too many attempts; retry after the given seconds (429).
     case rateLimited(retryAfter: Int)
     /// The database or another dependency failed; retry later (503). The detail is logged,
@@ -56,6 +58,7 @@ extension ServerError: SignetError {
         case .payloadTooLarge(let limit): return "the body is over the limit of \(limit) bytes"
         case .unsupportedMediaType(let contentType): return "the body must be application/json, not \(contentType.isEmpty ? "nothing" : contentType)"
         case .unprocessable(let field, let detail): return "\(field): \(detail)"
+        case .rangeNotSatisfiable(let size): return "the range starts past the end of the resource (\(size) bytes)"
         case .rateLimited(let retryAfter): return "too many attempts; retry in \(retryAfter) s"
         case .unavailable: return "the server cannot answer this now; retry later"
         case .configuration(let detail): return detail
@@ -86,6 +89,7 @@ extension ServerError: SignetError {
         case .payloadTooLarge: return .payloadTooLarge
         case .unsupportedMediaType: return .unsupportedMediaType
         case .unprocessable: return .unprocessable
+        case .rangeNotSatisfiable: return .rangeNotSatisfiable
         case .rateLimited: return .rateLimited
         case .unavailable: return .unavailable
         case .configuration: return .configuration
@@ -104,6 +108,7 @@ extension ServerError: SignetError {
         case .payloadTooLarge: return .contentTooLarge
         case .unsupportedMediaType: return .unsupportedMediaType
         case .unprocessable: return .unprocessableContent
+        case .rangeNotSatisfiable: return .rangeNotSatisfiable
         case .rateLimited: return .tooManyRequests
         case .unavailable, .configuration: return .serviceUnavailable
         case .remote(let status, _, _): return HTTPResponse.Status(code: status)
@@ -123,6 +128,7 @@ extension SignetErrorCode where Owner == ServerError {
     public static let payloadTooLarge = Self("payloadTooLarge")
     public static let unsupportedMediaType = Self("unsupportedMediaType")
     public static let unprocessable = Self("unprocessable")
+    public static let rangeNotSatisfiable = Self("rangeNotSatisfiable")
     public static let rateLimited = Self("rateLimited")
     public static let unavailable = Self("unavailable")
     public static let configuration = Self("configuration")

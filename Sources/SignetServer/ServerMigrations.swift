@@ -5,7 +5,7 @@ import SQLKit
 /// does not know refuses to start rather than guess.
 ///
 /// Types are the common ground of SQLite and PostgreSQL: `TEXT` and `BIGINT` (times are Unix
-/// seconds, binary values base64). Several nodes starting at once take turns: on PostgreSQL
+/// seconds, small binary values base64), and `BLOB` for resource chunks (`BYTEA` on PostgreSQL). Several nodes starting at once take turns: on PostgreSQL
 /// under an advisory lock, on SQLite under the write lock.
 enum ServerMigrations {
     static let all: [[String]] = [
@@ -60,7 +60,41 @@ enum ServerMigrations {
                 failures BIGINT NOT NULL
             )
             """,
-        ]
+        ],
+        // 2: published resources (bundles, stored in the database in chunks so that every node
+        // serves every version) and the resource trust root's versions.
+        [
+            """
+            CREATE TABLE resources (
+                name TEXT NOT NULL,
+                version BIGINT NOT NULL,
+                size BIGINT NOT NULL,
+                sha256 TEXT NOT NULL,
+                manifest_sha256 TEXT NOT NULL,
+                expires_at BIGINT,
+                signed_by TEXT NOT NULL,
+                published_by TEXT NOT NULL,
+                published_at BIGINT NOT NULL,
+                PRIMARY KEY (name, version)
+            )
+            """,
+            """
+            CREATE TABLE resource_chunks (
+                name TEXT NOT NULL,
+                version BIGINT NOT NULL,
+                chunk BIGINT NOT NULL,
+                data BLOB NOT NULL,
+                PRIMARY KEY (name, version, chunk)
+            )
+            """,
+            """
+            CREATE TABLE trust_roots (
+                version BIGINT PRIMARY KEY,
+                root TEXT NOT NULL,
+                added_at BIGINT NOT NULL
+            )
+            """,
+        ],
     ]
 
     /// Brings the schema up to date; returns the versions applied now.
@@ -81,7 +115,10 @@ enum ServerMigrations {
             }
             var done: [Int] = []
             for (index, statements) in all.enumerated() where !applied.contains(index + 1) {
-                for statement in statements { try await sql.raw(SQLQueryString(statement)).run() }
+                for statement in statements {
+                    let dialect = postgres ? statement.replacingOccurrences(of: " BLOB ", with: " BYTEA ") : statement
+                    try await sql.raw(SQLQueryString(dialect)).run()
+                }
                 try await sql.raw("INSERT INTO signet_schema (version, applied_at) VALUES (\(bind: index + 1), \(bind: now))").run()
                 done.append(index + 1)
             }

@@ -89,15 +89,32 @@ public struct ServerResponder: Sendable {
 
     func response(status: HTTPResponse.Status, fields: HTTPFields, body: [UInt8], for request: Request) async throws -> Response {
         var head = HTTPResponse(status: status, headerFields: fields)
-        if var signer, request.headers[.acceptSignature] != nil {
-            let labels = request.headers[.signature] == nil ? [] : request.headers.signatureLabels.sorted()
-            signer.components = Self.components(hasBody: !body.isEmpty, requestLabels: labels)
-            var answered = request.head
-            if let publicScheme { answered.scheme = publicScheme }
-            if let publicAuthority { answered.authority = publicAuthority }
-            try await signer.sign(&head, body: body, answering: answered)
-        }
+        try await sign(&head, body: body, hasBody: !body.isEmpty, for: request)
         return Response(status: head.status, headers: head.headerFields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// A response whose body is written as it is read (a stored resource): `contentDigest`, the
+    /// digests of exactly the bytes `body` writes, goes into `Content-Digest`, which a
+    /// signature covers like any other body's.
+    func streamed(
+        status: HTTPResponse.Status, fields: HTTPFields, contentDigest: [ContentDigest.Algorithm: [UInt8]]?, body: ResponseBody,
+        for request: Request
+    ) async throws -> Response {
+        var head = HTTPResponse(status: status, headerFields: fields)
+        if let contentDigest { head.headerFields[.contentDigest] = ContentDigest.fieldValue(contentDigest) }
+        try await sign(&head, body: nil, hasBody: contentDigest != nil, for: request)
+        return Response(status: head.status, headers: head.headerFields, body: body)
+    }
+
+    /// Adds the `server` signature when the request asks for one.
+    private func sign(_ head: inout HTTPResponse, body: [UInt8]?, hasBody: Bool, for request: Request) async throws {
+        guard var signer, request.headers[.acceptSignature] != nil else { return }
+        let labels = request.headers[.signature] == nil ? [] : request.headers.signatureLabels.sorted()
+        signer.components = Self.components(hasBody: hasBody, requestLabels: labels)
+        var answered = request.head
+        if let publicScheme { answered.scheme = publicScheme }
+        if let publicAuthority { answered.authority = publicAuthority }
+        try await signer.sign(&head, body: body, answering: answered)
     }
 }
 

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdAuth
 import Logging
 import NIOCore
+import SignetBundle
 import SignetCore
 import SignetHTTP
 import SignetHummingbird
@@ -16,6 +17,7 @@ struct ServerRoutes: Sendable {
     let responder: ServerResponder
     let passwords: PasswordWork
     let verifier: HTTPMessageVerifier
+    let publisher: ResourcePublisher
 
     init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?) throws(ServerError) {
         self.configuration = configuration
@@ -24,6 +26,9 @@ struct ServerRoutes: Sendable {
         responder = ServerResponder(
             signer: responseSigner, publicScheme: configuration.publicScheme, publicAuthority: configuration.publicAuthority)
         passwords = try PasswordWork(hasher: configuration.passwordHasher)
+        var limits = BundleLimits()
+        limits.maximumTotalSize = configuration.maximumResourceSize
+        publisher = ResourcePublisher(store: store, signer: responseSigner, limits: limits)
         verifier = HTTPMessageVerifier(
             keys: directory, policy: configuration.signaturePolicy, nonceCache: DatabaseNonceCache(store: store), clock: store.clock)
     }
@@ -37,25 +42,31 @@ struct ServerRoutes: Sendable {
         let signed = router.group("/v1").add(middleware: authenticator())
         addUserRoutes(to: signed)
         addAdminRoutes(to: signed.group("admin"))
+        addResourceRoutes(signed: signed, root: router)
         return router
     }
 
     /// Verifies the signature (401 with `Accept-Signature` when it fails) and then refuses a
     /// revoked key with 403.
     func authenticator() -> HTTPSignatureAuthenticator<ServerRequestContext> {
-        let directory = self.directory
+        let routes = self
         return HTTPSignatureAuthenticator(
             verifier: verifier, maximumBodySize: configuration.maximumBodySize,
             publicScheme: configuration.publicScheme, publicAuthority: configuration.publicAuthority
         ) { verified, _, _ in
-            guard let principal = try await directory.principal(for: verified.keyID) else {
-                throw ServerError.unauthorized(detail: "unknown keyid \"\(verified.keyID.prefix(80))\"")
-            }
-            guard !principal.isRevoked else {
-                throw ServerError.forbidden(detail: "the \(principal.role.rawValue) \(principal.name) has been revoked")
-            }
-            return principal
+            try await routes.principal(signing: verified)
         }
+    }
+
+    /// The enrolled, unrevoked principal whose key made `verified`.
+    func principal(signing verified: VerifiedHTTPSignature) async throws(ServerError) -> Principal {
+        guard let principal = try await directory.principal(for: verified.keyID) else {
+            throw .unauthorized(detail: "unknown keyid \"\(verified.keyID.prefix(80))\"")
+        }
+        guard !principal.isRevoked else {
+            throw .forbidden(detail: "the \(principal.role.rawValue) \(principal.name) has been revoked")
+        }
+        return principal
     }
 }
 

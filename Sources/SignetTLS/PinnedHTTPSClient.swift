@@ -42,6 +42,19 @@ public struct PinnedHTTPSClient: Sendable {
     /// ``X509Error`` saying why; one that cannot be reached gives
     /// ``X509Error/connectionFailed(host:detail:)``.
     public func send(_ request: HTTPRequest, body: [UInt8]? = nil) async throws(X509Error) -> HTTPSResponse {
+        try await send(request, body: body, sink: nil)
+    }
+
+    /// Sends `request` and streams the body of a response that `sink` accepts into it as it
+    /// arrives (the returned body is then empty); any other response is read whole, up to
+    /// 1 MiB. ``timeout`` is the longest wait for the next bytes, however long the whole
+    /// download takes. A connection that drops mid-body throws, after the bytes that came
+    /// went to the sink.
+    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(X509Error) -> HTTPSResponse {
+        try await send(request, body: nil, sink: sink)
+    }
+
+    private func send(_ request: HTTPRequest, body: [UInt8]?, sink: (any HTTPSBodySink)?) async throws(X509Error) -> HTTPSResponse {
         guard request.scheme?.lowercased() == "https", let authority = request.authority else {
             throw X509Error.invalidArgument(detail: "a pinned request needs an https URL with a host")
         }
@@ -56,8 +69,9 @@ public struct PinnedHTTPSClient: Sendable {
         let group = MultiThreadedEventLoopGroup.singleton
         let loop = group.next()
         let promise = loop.makePromise(of: HTTPSResponse.self)
-        let limit = maximumResponseSize
+        let limit = sink == nil ? maximumResponseSize : 1 << 20
         let trust = self.trust
+        let idleTimeout = sink == nil ? nil : timeout
         do {
             let channel = try await ClientBootstrap(group: loop)
                 .connectTimeout(timeout)
@@ -66,15 +80,15 @@ public struct PinnedHTTPSClient: Sendable {
                         let tls = try PinnedTLS.clientHandler(context: context, host: host, port: port, policy: trust, outcome: outcome)
                         try channel.pipeline.syncOperations.addHandler(tls)
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise, limit: limit))
+                        try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise, limit: limit, sink: sink, idleTimeout: idleTimeout))
                     }
                 }
                 .connect(host: host, port: port).get()
-            let deadline = loop.scheduleTask(in: timeout) {
+            let deadline = sink != nil ? nil : loop.scheduleTask(in: timeout) {
                 promise.fail(X509Error.connectionFailed(host: authority, detail: "no complete response within the timeout"))
                 channel.close(promise: nil)
             }
-            defer { deadline.cancel() }
+            defer { deadline?.cancel() }
             try await Self.write(request, body: body, authority: authority, to: channel)
             let response = try await promise.futureResult.get()
             return response
@@ -135,51 +149,109 @@ public struct PinnedHTTPSClient: Sendable {
     }
 }
 
-/// Collects one HTTP/1.1 response and completes the promise with it.
+/// Where ``PinnedHTTPSClient/download(_:to:)`` writes a response body as it arrives. Called on
+/// the connection's event loop, one call at a time.
+public protocol HTTPSBodySink: AnyObject, Sendable {
+    /// Whether the body of the response with `head` goes to the sink (else it is collected
+    /// and returned). Called once, before any ``write(_:)``.
+    func accepts(_ head: HTTPResponse) throws -> Bool
+    /// The next bytes of the body.
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+}
+
+/// Collects one HTTP/1.1 response and completes the promise with it; the body of a response
+/// the sink accepts goes to the sink instead.
 final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
 
     private let promise: EventLoopPromise<HTTPSResponse>
     private let limit: Int
+    private let sink: (any HTTPSBodySink)?
+    private let idleTimeout: TimeAmount?
+    private var idle: Scheduled<Void>?
+    private var streaming = false
     private var head: HTTPResponseHead?
+    private var fields = HTTPFields()
     private var body: [UInt8] = []
 
-    init(promise: EventLoopPromise<HTTPSResponse>, limit: Int) {
+    init(promise: EventLoopPromise<HTTPSResponse>, limit: Int, sink: (any HTTPSBodySink)? = nil, idleTimeout: TimeAmount? = nil) {
         self.promise = promise
         self.limit = limit
+        self.sink = sink
+        self.idleTimeout = idleTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { rearm(context) }
+
+    func handlerRemoved(context: ChannelHandlerContext) { idle?.cancel() }
+
+    /// Restarts the wait for the next bytes (downloads only).
+    private func rearm(_ context: ChannelHandlerContext) {
+        guard let idleTimeout else { return }
+        idle?.cancel()
+        let promise = self.promise
+        let channel = context.channel
+        idle = context.eventLoop.scheduleTask(in: idleTimeout) {
+            promise.fail(X509Error.connectionFailed(host: "server", detail: "no data for \(idleTimeout.nanoseconds / 1_000_000_000) s"))
+            channel.close(promise: nil)
+        }
+    }
+
+    private func fail(_ error: any Error, _ context: ChannelHandlerContext) {
+        idle?.cancel()
+        promise.fail(error)
+        context.close(promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        rearm(context)
         switch unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
+            for (name, value) in head.headers {
+                if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+            }
+            if let sink {
+                do {
+                    streaming = try sink.accepts(HTTPResponse(status: Self.status(head), headerFields: fields))
+                } catch {
+                    fail(error, context)
+                }
+            }
         case .body(let buffer):
+            if streaming, let sink {
+                do {
+                    try buffer.withUnsafeReadableBytes { try sink.write($0) }
+                } catch {
+                    fail(error, context)
+                }
+                return
+            }
             guard body.count + buffer.readableBytes <= limit else {
-                promise.fail(X509Error.connectionFailed(host: "server", detail: "the response is larger than \(limit) bytes"))
-                context.close(promise: nil)
+                fail(X509Error.connectionFailed(host: "server", detail: "the response is larger than \(limit) bytes"), context)
                 return
             }
             body += buffer.readableBytesView
         case .end:
             guard let head else { return }
-            var fields = HTTPFields()
-            for (name, value) in head.headers {
-                if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-            }
-            let status = HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase)
+            idle?.cancel()
             promise.succeed(HTTPSResponse(
-                head: HTTPResponse(status: status, headerFields: fields),
+                head: HTTPResponse(status: Self.status(head), headerFields: fields),
                 version: "\(head.version.major).\(head.version.minor)", body: body))
             context.close(promise: nil)
         }
     }
 
+    static func status(_ head: HTTPResponseHead) -> HTTPResponse.Status {
+        HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        promise.fail(error)
-        context.close(promise: nil)
+        fail(error, context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        idle?.cancel()
         promise.fail(X509Error.connectionFailed(host: "server", detail: "the connection closed before a complete response"))
         context.fireChannelInactive()
     }

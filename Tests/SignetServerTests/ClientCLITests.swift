@@ -60,7 +60,9 @@ import Testing
             environment: SignetBinary.isolatedEnvironment(in: folder.url, adding: ["SIGNET_BIN": SignetBinary.path, "TMPDIR": folder.path]))
         #expect(result.status == 0, "\(result)")
         #expect(result.out.contains("The Signet system ran end to end"))
-        #expect(result.out.components(separatedBy: "(refused: exit 1)").count == 5, "\(result.out)")
+        // A man in the middle, an unknown app, a forged answer, a tampered resource, a bundle signed by a stranger, a signed-out session.
+        #expect(result.out.components(separatedBy: "(refused: exit 1)").count == 7, "\(result.out)")
+        #expect(result.out.contains("app-config\t1\tupdated") && result.out.contains("app-config\t1\tunchanged"), "\(result.out)")
         // Its scratch folder is gone and its server stopped.
         #expect(try folder.contents().isEmpty)
         let running = try ProcessRunner.run("/usr/bin/pgrep", ["-f", "serve --data server --port 0"])

@@ -31,13 +31,15 @@ final class ServeProcess: Sendable {
     var connectionArguments: [String] { ["--server", url] + pins.flatMap { ["--pin", $0.description] } }
 
     /// Starts `signet serve --data data` (and `--database`, `extra`) in `folder`.
-    static func start(in folder: TemporaryFolder, database: String? = nil, extra: [String] = [], name: String = "serve") async throws -> ServeProcess {
+    static func start(
+        in folder: TemporaryFolder, database: String? = nil, extra: [String] = [], name: String = "serve", environment: [String: String] = [:]
+    ) async throws -> ServeProcess {
         var arguments = ["serve", "--data", folder.file("data"), "--port", "0", "--scrypt-log-n", "14", "--log-level", "warning"]
         if let database { arguments += ["--database", database] }
         arguments += extra
         let process = try BackgroundProcess(
             SignetBinary.path, arguments, in: folder.url, log: folder.fileURL("\(name)-\(UUID().uuidString.prefix(8)).log"),
-            environment: SignetBinary.isolatedEnvironment(in: folder.url))
+            environment: SignetBinary.isolatedEnvironment(in: folder.url, adding: environment))
         guard let url = try await process.waitForLine("url"), let responseKey = try await process.waitForLine("response-key"),
               let pin = try await process.waitForLine("pin").flatMap(KeyFingerprint.init(string:)),
               let port = url.split(separator: ":").last.flatMap({ Int($0) })

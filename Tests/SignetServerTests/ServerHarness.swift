@@ -1,7 +1,10 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
+import SignetBundle
 import SignetCore
 import SignetHTTP
 import SignetServer
@@ -20,6 +23,9 @@ struct TestServer: Sendable {
     let admin: SoftwareSigner
     let app: SoftwareSigner
     let api: TestAPI
+    /// The trust root seeded on start: `trustRoot` given to ``with(database:trustRoot:configure:_:)``, or
+    /// version 1 holding the server's signing key (which then signs the resources published as tars).
+    let trustRoot: TrustRoot
 
     var adminSigner: HTTPMessageSigner { HTTPMessageSigner(key: .signer(admin)) }
     var appSigner: HTTPMessageSigner { HTTPMessageSigner(key: .signer(app)) }
@@ -39,7 +45,7 @@ struct TestServer: Sendable {
 
     /// Runs `body` against a fresh server on SQLite (or `database`), then stops the server.
     static func with<T: Sendable>(
-        database: DatabaseLocation? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
+        database: DatabaseLocation? = nil, trustRoot: TrustRoot? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         let folder = try TemporaryFolder(prefix: "signet-server")
@@ -50,6 +56,8 @@ struct TestServer: Sendable {
         let location = database ?? .sqlite(path: dataFolder.databasePath)
         let store = ServerStore(database: try ServerDatabase(location: location, logger: logger))
         try await store.migrate()
+        let trust = try await store.seedTrustRoot(
+            try trustRoot ?? TrustRoot(threshold: 1, keys: [TrustedKey(publicKey: identity.responseSigner.publicKey)]), mustMatch: trustRoot != nil)
         let admin = try SoftwareSigner(key: PrivateKey.generate(.ed25519))
         let app = try SoftwareSigner(key: PrivateKey.generate(.ed25519))
         try await store.addPrincipal(Principal(
@@ -63,34 +71,52 @@ struct TestServer: Sendable {
         let server = try SignetServer(
             configuration: configuration, store: store, responseSigner: identity.responseSigner,
             tls: .init(certificateChain: [identity.certificate], privateKey: identity.tlsKey))
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = try server.application(logger: logger) { channel in
-            continuation.yield(channel.localAddress?.port ?? -1)
-        }
-        let group = ServiceGroup(services: [application], logger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask {
-                defer { continuation.finish() }
-                try await group.run()
+        do {
+            let result = try await withRunningApplication(named: "the server", logger: logger) { onRunning in
+                try server.application(logger: logger, onServerRunning: onRunning)
+            } _: { port in
+                let api = try TestAPI(port: port, pins: [identity.pin, identity.backupPin])
+                return try await body(TestServer(
+                    port: port, folder: folder, store: store, identity: identity, admin: admin, app: app, api: api, trustRoot: trust))
             }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else {
-                await group.triggerGracefulShutdown()
-                throw ServerTestError(description: "the server did not start")
-            }
-            let api = try TestAPI(port: port, pins: [identity.pin, identity.backupPin])
-            let running = TestServer(port: port, folder: folder, store: store, identity: identity, admin: admin, app: app, api: api)
-            let result: Result<T, any Error>
-            do {
-                result = .success(try await body(running))
-            } catch {
-                result = .failure(error)
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
             await store.database.shutdown()
-            return try result.get()
+            return result
+        } catch {
+            await store.database.shutdown()
+            throw error
         }
+    }
+}
+
+/// Runs the application `make` builds (handing it the callback that learns the bound port)
+/// under a service group, calls `body` with the port, and stops the application, whether
+/// `body` returns or throws.
+func withRunningApplication<T: Sendable, App: ApplicationProtocol>(
+    named name: String, logger: Logger, _ make: (@escaping @Sendable (any Channel) async -> Void) throws -> App,
+    _ body: (Int) async throws -> T
+) async throws -> T {
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let application = try make { channel in continuation.yield(channel.localAddress?.port ?? -1) }
+    let group = ServiceGroup(services: [application], logger: logger)
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask {
+            defer { continuation.finish() }
+            try await group.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            await group.triggerGracefulShutdown()
+            throw ServerTestError(description: "\(name) did not start")
+        }
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(port))
+        } catch {
+            result = .failure(error)
+        }
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+        return try result.get()
     }
 }
 

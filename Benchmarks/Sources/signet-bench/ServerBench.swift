@@ -3,7 +3,7 @@ import HTTPTypes
 import SignetCore
 import SignetHTTP
 
-/// What `signet-bench server-requests` signs: one of three calls of Signet's server API.
+/// What `signet-bench server-requests` signs: one of four calls of Signet's server API.
 enum ServerRequestKind: Sendable {
     /// `GET /v1/me` with `Authorization: Bearer TOKEN`.
     case me(token: String)
@@ -11,6 +11,8 @@ enum ServerRequestKind: Sendable {
     case signIn(email: String, password: String)
     /// `POST /v1/users` with `PREFIX-<i>@bench.example`, `bench-password-<i>`, `Bench <i>`.
     case register(prefix: String)
+    /// `GET /v1/resources/NAME` with `If-None-Match: ETAG` (answered 304 while ETAG is current).
+    case resource(name: String, etag: String)
 }
 
 /// `signet-bench server-requests KIND KEY AUTHORITY COUNT OUT [ARGS…]`: COUNT distinct requests
@@ -28,7 +30,8 @@ enum ServerRequestKind: Sendable {
 /// - `me TOKEN`: `GET /v1/me` with `Authorization: Bearer TOKEN`;
 /// - `signin EMAIL PASSWORD`: `POST /v1/sessions` with `{"email","password"}`;
 /// - `register PREFIX`: `POST /v1/users` with e-mail `PREFIX-<i>@bench.example`, password
-///   `bench-password-<i>` and display name `Bench <i>`, i = 0..<COUNT.
+///   `bench-password-<i>` and display name `Bench <i>`, i = 0..<COUNT;
+/// - `resource NAME ETAG`: `GET /v1/resources/NAME` with `If-None-Match: ETAG`.
 ///
 /// Signing is spread over the cores; prints `COUNT SECONDS` (the time it took) on standard output.
 func serverRequestsBench(kind name: String, keyPath: String, authority: String, count: Int, output: String, arguments: [String]) async throws {
@@ -37,8 +40,9 @@ func serverRequestsBench(kind name: String, keyPath: String, authority: String, 
     case ("me", 1): kind = .me(token: arguments[0])
     case ("signin", 2): kind = .signIn(email: arguments[0], password: arguments[1])
     case ("register", 1): kind = .register(prefix: arguments[0])
+    case ("resource", 2): kind = .resource(name: arguments[0], etag: arguments[1])
     default:
-        throw BenchError("server-requests: KIND and ARGS are 'me TOKEN', 'signin EMAIL PASSWORD' or 'register PREFIX' (got '\(name)' with \(arguments.count) argument(s))")
+        throw BenchError("server-requests: KIND and ARGS are 'me TOKEN', 'signin EMAIL PASSWORD', 'register PREFIX' or 'resource NAME ETAG' (got '\(name)' with \(arguments.count) argument(s))")
     }
     let decoded = try KeyDecoder.decode(path: keyPath)
     guard case .privateKey(let key) = decoded else {
@@ -87,6 +91,9 @@ private func serverRequestLine(_ kind: ServerRequestKind, index: Int, authority:
     case .signIn(let email, let password):
         request = HTTPRequest(method: .post, scheme: "https", authority: authority, path: "/v1/sessions")
         body = try jsonObject(["email": email, "password": password])
+    case .resource(let name, let etag):
+        request = HTTPRequest(method: .get, scheme: "https", authority: authority, path: "/v1/resources/" + name)
+        request.headerFields[.ifNoneMatch] = etag
     case .register(let prefix):
         request = HTTPRequest(method: .post, scheme: "https", authority: authority, path: "/v1/users")
         body = try jsonObject([

@@ -13,7 +13,7 @@
 import Foundation
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS | signet-bench server-requests KIND KEY AUTHORITY COUNT OUT ARGS... (KIND ARGS: me TOKEN, signin EMAIL PASSWORD, register PREFIX)\n".utf8))
+    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS | signet-bench server-requests KIND KEY AUTHORITY COUNT OUT ARGS... (KIND ARGS: me TOKEN, signin EMAIL PASSWORD, register PREFIX, resource NAME ETAG)\n".utf8))
     exit(2)
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SignetBundle
 import SignetClient
 import SignetCore
 import SignetHTTP
@@ -12,7 +13,7 @@ import SignetVault
 struct ClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "client",
-        abstract: "Be an app of a Signet server: enrol a key, register, sign in and out, read the profile.",
+        abstract: "Be an app of a Signet server: enrol a key, register, sign in and out, read the profile, fetch resources.",
         discussion: """
         Every command but enrol takes --server https://HOST:PORT, the server's pins (--pin, as \
         `signet serve` prints them; without --roots a pin trusts the server's self-signed \
@@ -22,7 +23,7 @@ struct ClientCommand: AsyncParsableCommand {
         Exit 1 when the server refuses or a check fails (a pin, a response signature), 4 when \
         it cannot be reached.
         """,
-        subcommands: [Enrol.self, Register.self, SignIn.self, SignOut.self, Me.self])
+        subcommands: [Enrol.self, Register.self, SignIn.self, SignOut.self, Me.self, Fetch.self])
 
     struct Enrol: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -83,6 +84,37 @@ struct ClientCommand: AsyncParsableCommand {
     }
 }
 
+extension ClientCommand {
+    struct Fetch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download, verify and extract the newest version of a resource into DEST.",
+            discussion: """
+            The bundle must be signed by the trust root (--trust: the trust.json the server's data \
+            folder holds, shipped with the app) or a later root it signed, which the client walks \
+            to; an older version than the one accepted before, an expired or tampered one is \
+            refused (exit 1) and DEST keeps what it had. --state keeps the accepted versions, the \
+            newest trust root and partial downloads (resumed on the next run). Prints NAME, the \
+            version in place, and "updated" or "unchanged".
+            """)
+        @Argument(help: "The resource's name.") var name: String
+        @Argument(help: "The folder to extract into (missing, empty, or an earlier extraction).") var destination: String
+        @Option(help: ArgumentHelp("The trust root the app ships with.", valueName: "FILE")) var trust: String
+        @Option(help: ArgumentHelp(
+            "Where accepted versions, the newest trust root and partial downloads are kept (default $XDG_STATE_HOME/signet/client/HOST_PORT).",
+            valueName: "DIR"))
+        var state: String?
+        @OptionGroup var connection: ClientConnectionOptions
+
+        func run() async throws {
+            let root = try TrustRoot.load(path: trust)
+            let client = try await connection.client(
+                trustRoot: root, resourceState: state ?? ClientConnectionOptions.defaultStateFolder(server: connection.server), withSession: false)
+            let fetched = try await client.fetchResource(name, into: destination)
+            Console.write("\(fetched.name)\t\(fetched.version)\t\(fetched.updated ? "updated" : "unchanged")\n")
+        }
+    }
+}
+
 /// What every `signet client` command but enrol takes.
 struct ClientConnectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The server, https://HOST:PORT.", valueName: "URL"))
@@ -98,16 +130,34 @@ struct ClientConnectionOptions: ParsableArguments {
     @OptionGroup var tls: TLSOptions
     @OptionGroup var keyAccess: KeyAccessOptions
 
-    func client() async throws -> SignetClient {
+    /// The client; `withSession` false keeps no session (fetching resources needs none, nor a vault).
+    func client(trustRoot: TrustRoot? = nil, resourceState: String? = nil, withSession: Bool = true) async throws -> SignetClient {
         let policy = try ServerConnection.policy(server: server, tls: tls)
         let resolver = keyAccess.resolver
         let signer = try await ServerConnection.httpSigner(appKey, resolver: resolver)
         var serverPublicKey: PublicKey?
         if let serverKey { serverPublicKey = try await resolver.publicKey(serverKey) }
-        let vault = try VaultAccess(explicitPath: keyAccess.vault, passphraseFile: keyAccess.passphraseFile, keyFile: nil).openUnlocked()
+        let sessions: any SessionStore
+        if withSession {
+            sessions = VaultSessionStore(vault: try VaultAccess(explicitPath: keyAccess.vault, passphraseFile: keyAccess.passphraseFile, keyFile: nil).openUnlocked())
+        } else {
+            sessions = InMemorySessionStore()
+        }
         return try SignetClient(
-            configuration: ClientConfiguration(server: server, appSigner: signer, serverKey: serverPublicKey),
-            transport: PinnedTransport(trust: policy), sessions: VaultSessionStore(vault: vault))
+            configuration: ClientConfiguration(
+                server: server, appSigner: signer, serverKey: serverPublicKey, trustRoot: trustRoot, resourceState: resourceState),
+            transport: PinnedTransport(trust: policy), sessions: sessions)
+    }
+}
+
+extension ClientConnectionOptions {
+    /// `$XDG_STATE_HOME/signet/client/HOST_PORT` (`~/.local/state` when unset).
+    static func defaultStateFolder(server: String) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        let host = URL(string: server).map { url in "\(url.host ?? "server")_\(url.port ?? 443)" } ?? "server"
+        return base + "/signet/client/" + host.replacingOccurrences(of: "/", with: "_")
     }
 }
 

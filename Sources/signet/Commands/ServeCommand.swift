@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import SignetBundle
 import SignetCore
 import SignetHTTP
 import SignetServer
@@ -19,7 +20,9 @@ struct ServeCommand: AsyncParsableCommand {
         between nodes (give the nodes the same --data folder or the same --tls-cert, --tls-key \
         and --signing-key). Add the first admin with `signet server init`.
         On start it prints, on standard output: url, pin (the TLS key), backup-pin (a second key \
-        kept for rotation: clients pin both) and response-key (what signs responses). Stops cleanly on SIGINT or SIGTERM.
+        kept for rotation: clients pin both), response-key (what signs responses) and trust-root \
+        (the file apps ship to verify resources: by default a root holding the signing key, \
+        which also signs the resources published as tars; --trust-root gives an offline one). Stops cleanly on SIGINT or SIGTERM.
         """)
 
     @Option(help: ArgumentHelp("The address to listen on.", valueName: "HOST"))
@@ -42,6 +45,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("signing-key"), help: ArgumentHelp(
         "The key that signs responses: a file, vault:SERVICE/ACCOUNT or pkcs11: URI (else the data folder's).", valueName: "KEY"))
     var signingKey: String?
+
+    @Option(name: .customLong("trust-root"), help: ArgumentHelp(
+        "The trust root resources are verified against, on first start (else one holding the signing key alone).", valueName: "FILE"))
+    var trustRoot: String?
 
     @Option(name: .customLong("public-url"), help: ArgumentHelp(
         "The URL clients use and sign, when a proxy stands in front (https://api.example.com).", valueName: "URL"))
@@ -96,6 +103,19 @@ struct ServeCommand: AsyncParsableCommand {
             tls = SignetServer.TLSIdentity(certificateChain: [identity.certificate], privateKey: identity.tlsKey)
         }
         let store = try await storage.openStore(folder: folder, logger: logger)
+        let trust: TrustRoot
+        do {
+            if let trustRoot {
+                trust = try await store.seedTrustRoot(try TrustRoot.load(path: trustRoot))
+            } else {
+                trust = try await store.seedTrustRoot(
+                    try TrustRoot(threshold: 1, keys: [try TrustedKey(publicKey: responseSigner.publicKey)]), mustMatch: false)
+            }
+            try folder.writeTrustRoot(trust)
+        } catch {
+            await store.database.shutdown()
+            throw error
+        }
         let server = try SignetServer(configuration: configuration, store: store, responseSigner: responseSigner, tls: tls)
         let scheme = tls == nil ? "http" : "https"
         let announcedPin = tls == nil ? nil : pin
@@ -109,6 +129,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let announcedPin { lines += "pin: \(announcedPin)\n" }
             if let backupPin { lines += "backup-pin: \(backupPin)\n" }
             lines += "response-key: \(responseKey)\n"
+            lines += "trust-root: \(folder.trustRootPath)\n"
             Console.write(lines)
         }
         logger.info("starting", metadata: ["database": "\(store.database.location)", "data": "\(folder.path)"])

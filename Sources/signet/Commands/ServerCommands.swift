@@ -8,7 +8,7 @@ import SignetServer
 struct ServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "server",
-        abstract: "Administer a Signet server: the first admin, apps, admins, users and sessions.",
+        abstract: "Administer a Signet server: the first admin, apps, admins, users, sessions, resources and trust.",
         discussion: """
         Apart from init, every command speaks the admin API: --server https://HOST:PORT, the \
         server's pin (--pin sha256/…, as `signet serve` prints it; a pin without --roots trusts \
@@ -16,7 +16,10 @@ struct ServerCommand: AsyncParsableCommand {
         Exit 1 when the server refuses (the problem it reports is printed), 4 when it cannot be \
         reached.
         """,
-        subcommands: [ServerInit.self, ServerAppCommand.self, ServerAdminCommand.self, ServerUserCommand.self, ServerSessionCommand.self])
+        subcommands: [
+            ServerInit.self, ServerAppCommand.self, ServerAdminCommand.self, ServerUserCommand.self, ServerSessionCommand.self,
+            ServerResourceCommand.self, ServerTrustCommand.self,
+        ])
 }
 
 struct ServerInit: AsyncParsableCommand {

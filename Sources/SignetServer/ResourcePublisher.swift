@@ -1,0 +1,160 @@
+import Foundation
+import SignetBundle
+import SignetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Turns an admin's upload into the next stored version of a resource.
+///
+/// A tar of files becomes a bundle the server builds and signs with its signing key (which the
+/// trust root must hold, with a threshold of one); a bundle signed offline (k of n) is taken
+/// as it is. Either way the bundle is verified against the current trust root — name, expiry,
+/// signatures — before it is stored, so the server never serves what its clients would refuse,
+/// and it is stored in one transaction, so a failed or interrupted publish is never served.
+struct ResourcePublisher: Sendable {
+    let store: ServerStore
+    let signer: (any Signer)?
+    let limits: BundleLimits
+
+    /// What was uploaded.
+    enum Upload: Sendable {
+        /// A tar of files, for the server to bundle and sign.
+        case tar
+        /// A bundle signed offline.
+        case bundle
+    }
+
+    /// Publishes the upload at `path` (inside `workFolder`, which the caller removes) as the
+    /// next version of `name`; `created` is false when the same bundle was already the newest
+    /// version (an upload retried).
+    func publish(
+        name: String, upload path: String, kind: Upload, expires: Date?, by admin: String, workFolder: String
+    ) async throws(ServerError) -> (record: ResourceRecord, created: Bool) {
+        do {
+            try BundleName.validate(name, source: "the resource name")
+        } catch {
+            throw .unprocessable(field: "name", detail: error.description)
+        }
+        guard let trust = try await store.currentTrustRoot() else {
+            throw .conflict(detail: "the server has no trust root yet, so it cannot publish")
+        }
+        let latest = try await store.latestResource(name: name)
+        let bundlePath: String
+        switch kind {
+        case .bundle:
+            bundlePath = path
+        case .tar:
+            bundlePath = try await build(name: name, version: (latest?.version ?? 0) + 1, tar: path, expires: expires, trust: trust, workFolder: workFolder)
+        }
+        let verified: VerifiedBundle
+        do {
+            verified = try await BundleVerifier(trust: trust, limits: limits, now: store.clock(), expectedName: name).verify(path: bundlePath)
+        } catch let error as BundleError {
+            // The work folder's path means nothing to the client.
+            throw .unprocessable(field: "the bundle", detail: error.description.replacingOccurrences(of: bundlePath + ": ", with: ""))
+        } catch {
+            throw .unprocessable(field: "the bundle", detail: "\(error)")
+        }
+        let manifestDigest = Hex.encode(verified.manifestDigest)
+        if let latest, verified.manifest.version <= latest.version {
+            if verified.manifest.version == latest.version, latest.manifestSHA256 == manifestDigest { return (latest, false) }
+            throw .conflict(detail: "\(name) is already at version \(latest.version); a version is published once, and only a newer one after it")
+        }
+        let digest: MessageDigest
+        let size: Int64
+        do {
+            let input = try FileInput(path: bundlePath)
+            size = input.size ?? 0
+            digest = try FileDigester.digest(input: input, algorithm: .sha256)
+        } catch {
+            throw .unavailable(detail: "\(bundlePath): \(error)")
+        }
+        let record = ResourceRecord(
+            name: name, version: verified.manifest.version, size: size, sha256: Hex.encode(digest.bytes), manifestSHA256: manifestDigest,
+            expiresAt: verified.manifest.expires.map { Int64($0.timeIntervalSince1970) }, signedBy: kind == .tar ? "server" : "offline",
+            publishedBy: admin, publishedAt: store.now)
+        try await store.publishResource(record, bundlePath: bundlePath)
+        return (record, true)
+    }
+
+    /// Unpacks the tar into a folder beside it and bundles that folder as version `version`,
+    /// signed by the server's key.
+    private func build(name: String, version: Int64, tar: String, expires: Date?, trust: TrustRoot, workFolder: String) async throws(ServerError) -> String {
+        guard let signer else { throw .conflict(detail: "the server has no signing key; upload a bundle signed offline") }
+        let keyID = signer.publicKey.fingerprint
+        guard trust.threshold == 1, trust.keys.contains(where: { $0.keyID == keyID }) else {
+            throw .conflict(detail: "the trust root (version \(trust.version)) needs \(trust.threshold) signature(s) from its keys and the server's key \(keyID) \(trust.keys.contains { $0.keyID == keyID } ? "is one" : "is not among them"); upload a bundle signed offline")
+        }
+        let tree = workFolder + "/tree"
+        let entries = try Self.unpack(tar: tar, into: tree, limits: limits)
+        guard !entries.isEmpty else { throw .unprocessable(field: "the tar", detail: "it holds no files") }
+        let output = workFolder + "/bundle"
+        do {
+            _ = try await BundleCreator(name: name, version: version, expires: expires, created: store.clock(), limits: limits)
+                .create(inputs: [tree], signers: [signer], output: output)
+        } catch let error as BundleError where error.code == .invalidArgument || error.code == .unsafeEntry {
+            throw .unprocessable(field: "the tar", detail: error.description)
+        } catch {
+            throw .unavailable(detail: "building the bundle: \(error)")
+        }
+        return output
+    }
+
+    /// Writes the tar's regular files under `folder` (created here), each created exclusively
+    /// and never through a link.
+    static func unpack(tar: String, into folder: String, limits: BundleLimits) throws(ServerError) -> [TarReader.Entry] {
+        guard mkdir(folder, 0o700) == 0 else { throw .unavailable(detail: "\(folder): \(String(cString: strerror(errno)))") }
+        let input: TarFile
+        do { input = try TarFile(path: tar) } catch { throw .unavailable(detail: "\(tar): \(error)") }
+        return try TarReader(limits: limits).read(input) { (entry, data) throws(ServerError) in
+            let components = entry.path.split(separator: "/").map(String.init)
+            var parent = folder
+            for component in components.dropLast() {
+                parent += "/" + component
+                if mkdir(parent, 0o700) != 0, errno != EEXIST {
+                    throw .unprocessable(field: "the tar", detail: "\(entry.path): a file and a folder of the same name")
+                }
+            }
+            let fd = open(folder + "/" + entry.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                throw .unprocessable(field: "the tar", detail: "\(entry.path): listed twice, or a file and a folder of the same name")
+            }
+            defer { close(fd) }
+            var remaining = entry.size
+            while remaining > 0 {
+                let bytes = try data(1 << 20)
+                let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                guard written == bytes.count else { throw .unavailable(detail: "\(folder): \(String(cString: strerror(errno)))") }
+                remaining -= Int64(bytes.count)
+            }
+        }
+    }
+}
+
+/// A tar archive read from a file.
+final class TarFile: TarInput {
+    private let input: FileInput
+
+    init(path: String) throws(SignetCoreError) { input = try FileInput(path: path) }
+
+    func read(_ count: Int) throws(ServerError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got: Int
+            do {
+                got = try bytes.withUnsafeMutableBytes { buffer throws(SignetCoreError) in
+                    try input.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                }
+            } catch {
+                throw .unavailable(detail: "reading the upload: \(error)")
+            }
+            if got == 0 { break }
+            filled += got
+        }
+        return filled == count ? bytes : Array(bytes[..<filled])
+    }
+}

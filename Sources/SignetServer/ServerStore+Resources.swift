@@ -1,0 +1,197 @@
+import Foundation
+import NIOCore
+import SQLKit
+import SignetBundle
+import SignetCore
+
+/// A published version of a resource: a signed bundle kept in the database.
+public struct ResourceRecord: Sendable, Equatable, Codable {
+    public var name: String
+    public var version: Int64
+    /// The bundle's size in bytes and its SHA-256 (hex), which is also its entity tag.
+    public var size: Int64
+    public var sha256: String
+    /// The SHA-256 of its manifest (hex).
+    public var manifestSHA256: String
+    /// When the manifest says it expires (Unix seconds), nil for never.
+    public var expiresAt: Int64?
+    /// `server` (built and signed by the server) or `offline` (uploaded signed).
+    public var signedBy: String
+    /// The admin who published it, and when (Unix seconds).
+    public var publishedBy: String
+    public var publishedAt: Int64
+
+    /// The strong entity tag: the bundle's digest, quoted.
+    public var etag: String { "\"\(sha256)\"" }
+}
+
+extension ServerStore {
+    /// Bundles are stored in rows of this many bytes, so that serving one (or a range of one)
+    /// never holds more than a few chunks in memory.
+    public static let resourceChunkSize = 1 << 20
+
+    /// The newest version of `name`, nil when none is published.
+    public func latestResource(name: String) async throws(ServerError) -> ResourceRecord? {
+        try await database.withConnection { sql in
+            try await sql.raw("""
+                SELECT * FROM resources WHERE name = \(bind: name) ORDER BY version DESC LIMIT 1
+                """).first().map(Self.resource(from:))
+        }
+    }
+
+    /// The version `version` of `name`, nil when it was never published.
+    public func resource(name: String, version: Int64) async throws(ServerError) -> ResourceRecord? {
+        try await database.withConnection { sql in
+            try await sql.raw("""
+                SELECT * FROM resources WHERE name = \(bind: name) AND version = \(bind: version)
+                """).first().map(Self.resource(from:))
+        }
+    }
+
+    /// Every published version, by name and then version.
+    public func resources() async throws(ServerError) -> [ResourceRecord] {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT * FROM resources ORDER BY name, version").all().map(Self.resource(from:))
+        }
+    }
+
+    /// Stores the bundle at `path` as `record`, in one transaction with every chunk: the
+    /// version appears whole or not at all, on every node. Refused with
+    /// ``ServerError/conflict(detail:)`` unless it is newer than every stored version of the name.
+    public func publishResource(_ record: ResourceRecord, bundlePath path: String) async throws(ServerError) {
+        let postgres = !database.isSQLite
+        try await database.transaction { sql in
+            if postgres {
+                // Two publishes of one name take turns (SQLite's BEGIN IMMEDIATE already does).
+                try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: "signet-resource/" + record.name)))").run()
+            }
+            let input = try FileInput(path: path)
+            let newest = try await sql.raw("SELECT MAX(version) AS newest FROM resources WHERE name = \(bind: record.name)")
+                .first()?.decode(column: "newest", as: Int?.self)
+            if let newest, Int64(newest) >= record.version {
+                throw ServerError.conflict(detail: "\(record.name) is already at version \(newest); a version is published once, and only a newer one after it")
+            }
+            var chunk: Int64 = 0
+            var stored: Int64 = 0
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.resourceChunkSize, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                var filled = 0
+                while filled < buffer.count {
+                    let count = try input.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                    if count == 0 { break }
+                    filled += count
+                }
+                if filled == 0 { break }
+                let data = ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
+                try await sql.raw("""
+                    INSERT INTO resource_chunks (name, version, chunk, data)
+                    VALUES (\(bind: record.name), \(bind: record.version), \(bind: chunk), \(bind: data))
+                    """).run()
+                chunk += 1
+                stored += Int64(filled)
+                if filled < buffer.count { break }
+            }
+            guard stored == record.size else {
+                throw ServerError.unavailable(detail: "\(path) changed while it was stored (\(stored) of \(record.size) bytes)")
+            }
+            try await sql.raw("""
+                INSERT INTO resources (name, version, size, sha256, manifest_sha256, expires_at, signed_by, published_by, published_at)
+                VALUES (\(bind: record.name), \(bind: record.version), \(bind: record.size), \(bind: record.sha256),
+                        \(bind: record.manifestSHA256), \(bind: record.expiresAt), \(bind: record.signedBy),
+                        \(bind: record.publishedBy), \(bind: record.publishedAt))
+                """).run()
+        }
+    }
+
+    /// The chunks `chunks` of a stored version, in order.
+    public func resourceChunks(name: String, version: Int64, _ chunks: ClosedRange<Int64>) async throws(ServerError) -> [ByteBuffer] {
+        try await database.withConnection { sql in
+            try await sql.raw("""
+                SELECT data FROM resource_chunks
+                WHERE name = \(bind: name) AND version = \(bind: version)
+                      AND chunk >= \(bind: chunks.lowerBound) AND chunk <= \(bind: chunks.upperBound)
+                ORDER BY chunk
+                """).all().map { try $0.decode(column: "data", as: ByteBuffer.self) }
+        }
+    }
+
+    static func resource(from row: any SQLRow) throws -> ResourceRecord {
+        ResourceRecord(
+            name: try row.text("name"), version: try row.integer("version"), size: try row.integer("size"),
+            sha256: try row.text("sha256"), manifestSHA256: try row.text("manifest_sha256"),
+            expiresAt: try row.optionalInteger("expires_at"), signedBy: try row.text("signed_by"),
+            publishedBy: try row.text("published_by"), publishedAt: try row.integer("published_at"))
+    }
+
+    // MARK: The trust root
+
+    /// The stored trust roots newer than `version`, oldest first, as their file bytes.
+    public func trustRoots(after version: Int64 = 0) async throws(ServerError) -> [[UInt8]] {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT root FROM trust_roots WHERE version > \(bind: version) ORDER BY version")
+                .all().map { Array(try $0.text("root").utf8) }
+        }
+    }
+
+    /// The newest trust root, nil before the first is stored.
+    public func currentTrustRoot() async throws(ServerError) -> TrustRoot? {
+        let bytes = try await database.withConnection { sql in
+            try await sql.raw("SELECT root FROM trust_roots ORDER BY version DESC LIMIT 1").first().map { try $0.text("root") }
+        }
+        guard let bytes else { return nil }
+        do {
+            return try TrustRoot(bytes: Array(bytes.utf8), source: "the stored trust root")
+        } catch {
+            throw .unavailable(detail: "the stored trust root cannot be read: \(error)")
+        }
+    }
+
+    /// Stores `root` as the first trust root when there is none. When there is one already,
+    /// `root` must be one of the stored versions, byte for byte, if `mustMatch` (an operator's
+    /// root file), and is ignored otherwise (the default root of a node's key). Returns the
+    /// current root.
+    @discardableResult
+    public func seedTrustRoot(_ root: TrustRoot, mustMatch: Bool = true) async throws(ServerError) -> TrustRoot {
+        let text = String(decoding: root.fileBytes, as: UTF8.self)
+        let now = self.now
+        let stored = try await database.transaction { sql in
+            let rows = try await sql.raw("SELECT version, root FROM trust_roots ORDER BY version").all()
+            if rows.isEmpty {
+                try await sql.raw("""
+                    INSERT INTO trust_roots (version, root, added_at) VALUES (\(bind: root.version), \(bind: text), \(bind: now))
+                    """).run()
+                return true
+            }
+            return try !mustMatch || rows.contains { try $0.text("root") == text }
+        }
+        guard stored else {
+            throw .configuration(detail: "the database holds another trust root than the one given (version \(root.version)); a new root is added as a rotation signed by the current one")
+        }
+        guard let current = try await currentTrustRoot() else { throw .unavailable(detail: "the trust root vanished") }
+        return current
+    }
+
+    /// Adds `next` as the next trust root: its version must follow the current one, and a
+    /// threshold of the current root's keys must have signed it (checked again inside the
+    /// transaction, so two rotations at once cannot both land).
+    public func rotateTrustRoot(to next: TrustRoot) async throws(ServerError) {
+        let text = String(decoding: next.fileBytes, as: UTF8.self)
+        let now = self.now
+        try await database.transaction { sql in
+            guard let row = try await sql.raw("SELECT root FROM trust_roots ORDER BY version DESC LIMIT 1").first() else {
+                throw ServerError.conflict(detail: "there is no trust root to rotate from yet")
+            }
+            let current = try TrustRoot(bytes: Array(try row.text("root").utf8), source: "the stored trust root")
+            if current.fileBytes == next.fileBytes { return }
+            do {
+                try current.accepts(next, source: "the new trust root")
+            } catch {
+                throw ServerError.unprocessable(field: "the trust root", detail: "\(error)")
+            }
+            try await sql.raw("""
+                INSERT INTO trust_roots (version, root, added_at) VALUES (\(bind: next.version), \(bind: text), \(bind: now))
+                """).run()
+        }
+    }
+}
