@@ -1,3 +1,4 @@
+import Foundation
 import SignetBundle
 import SignetCore
 import SignetHTTP
@@ -19,6 +20,12 @@ public struct ClientConfiguration: Sendable {
     /// The folder where the client keeps what it learned about resources: the versions
     /// accepted (rollback state), the newest trust root, partial downloads.
     public var resourceState: String?
+    /// The largest resource downloaded (1 GiB), and the longest a download may take (ten
+    /// minutes), however the server paces it.
+    public var maximumResourceSize: Int64 = 1 << 30
+    public var maximumResourceDownloadTime: Duration = .seconds(600)
+    /// The time a resource's expiry is judged against.
+    public var clock: @Sendable () -> Date = Date.init
 
     /// A configuration; `server` must be an https URL with no path. `trustRoot` and
     /// `resourceState` are needed for ``SignetClient/fetchResource(_:into:)``.

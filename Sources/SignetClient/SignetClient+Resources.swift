@@ -47,38 +47,17 @@ extension SignetClient {
         guard !fetching.contains(name) else { throw .storage(detail: "\(name) is being fetched already") }
         fetching.insert(name)
         defer { fetching.remove(name) }
-        try Self.makeFolder(stateFolder)
+        let download = ResourceDownload(folder: stateFolder, name: name)
+        try download.makeFolders()
         let trust = try await updatedTrustRoot(shipped: shipped, stateFolder: stateFolder)
         let state = BundleState(folder: stateFolder)
-        let download = ResourceDownload(folder: stateFolder, name: name)
         var retried = false
         while true {
-            var request = HTTPRequest(method: .get, scheme: scheme, authority: authority, path: "/v1/resources/\(name)")
-            request.headerFields[.accept] = "application/zip, application/problem+json"
-            if let installed = download.installedTag(destination: destination, state: state) {
-                request.headerFields[.ifNoneMatch] = installed
-            }
-            let resumeFrom = download.partialSize
-            if resumeFrom > 0, let tag = download.partialTag {
-                request.headerFields[.range] = "bytes=\(resumeFrom)-"
-                request.headerFields[.ifRange] = tag
-            }
-            try await sign(&request, body: nil)
-            let sink = DownloadSink(download: download, resumeFrom: resumeFrom)
-            let (head, body) = try await transport.download(request, to: sink)
-            sink.close()
-            if let serverKey = configuration.serverKey {
-                do {
-                    try await Self.verifyResponse(
-                        head, bodyDigests: sink.isAccepted ? sink.digests : ContentDigest.digests(of: body), answering: request, key: serverKey)
-                } catch {
-                    // Bytes that came with a forged answer are not resumed from.
-                    if sink.isAccepted { download.discardPartial() }
-                    throw error
-                }
-            }
+            let installed = download.installedTag(destination: destination, state: state)
+            let (head, body, sink) = try await requestBundle(name, installed: installed, download: download)
             switch head.status.code {
-            case 304:
+            case 304 where installed != nil:
+                try Self.requireUnexpired(destination: destination, name: name, now: configuration.clock())
                 let version = (try? state.acceptedVersion(of: name)) ?? nil
                 return FetchedResource(name: name, version: version ?? 0, updated: false, files: 0, trustRootVersion: trust.version)
             case 416 where !retried:
@@ -88,30 +67,115 @@ extension SignetClient {
             case 200 where sink.isAccepted, 206 where sink.isAccepted:
                 break
             default:
+                if head.status.code == 304 { throw .malformedResponse(detail: "304 Not Modified to a request that named no version") }
                 try check(head, body, expecting: 200)
                 throw .malformedResponse(detail: "the server answered \(head.status.code) without a bundle")
+            }
+            // The whole file must be the bundle the (signed) ETag names; a resumed file that is
+            // not (a mix of two versions) is dropped and fetched again whole, once.
+            let tag = "\"" + Hex.encode(try sink.wholeFileDigest()) + "\""
+            guard tag == head.headerFields[.eTag] else {
+                download.discardPartial()
+                if !retried, head.status.code == 206 {
+                    retried = true
+                    continue
+                }
+                throw .malformedResponse(detail: "the downloaded bundle is not the one its ETag names")
             }
             defer { download.discardPartial() }
             let verified: VerifiedBundle
             do {
-                let verifier = BundleVerifier(trust: trust, expectedName: name)
+                let verifier = BundleVerifier(trust: trust, now: configuration.clock(), expectedName: name)
                 verified = try await BundleExtractor(verifier: verifier).extract(path: download.partialPath, to: destination, state: state)
             } catch let error as BundleError {
                 throw Self.refusal(error)
             } catch {
                 throw .storage(detail: "\(destination): \(error)")
             }
-            download.recordInstalled(tag: head.headerFields[.eTag], manifestDigest: verified.manifestDigest)
+            download.recordInstalled(tag: tag, manifestDigest: verified.manifestDigest)
             return FetchedResource(
                 name: name, version: verified.manifest.version, updated: true, files: verified.manifest.files.count,
                 trustRootVersion: trust.version)
         }
     }
 
+    /// One GET of the newest bundle: conditional on the version in place, resuming a partial
+    /// download; the request's signature covers those fields and, when responses are checked,
+    /// the answer's signature must cover its ETag (and Content-Range), so neither side's
+    /// conditions can be changed on the way.
+    private func requestBundle(
+        _ name: String, installed: String?, download: ResourceDownload
+    ) async throws(ClientError) -> (HTTPResponse, [UInt8], DownloadSink) {
+        var request = HTTPRequest(method: .get, scheme: scheme, authority: authority, path: "/v1/resources/\(name)")
+        request.headerFields[.accept] = "application/zip, application/problem+json"
+        var covered: [SignatureComponent] = [.method, .targetURI]
+        if let installed {
+            request.headerFields[.ifNoneMatch] = installed
+            covered.append(SignatureComponent("if-none-match"))
+        }
+        let resumeFrom = download.partialSize
+        if resumeFrom > 0, let tag = download.partialTag {
+            request.headerFields[.range] = "bytes=\(resumeFrom)-"
+            request.headerFields[.ifRange] = tag
+            covered += [SignatureComponent("range"), SignatureComponent("if-range")]
+        }
+        try await sign(&request, body: nil, components: covered)
+        let sink = DownloadSink(
+            download: download, resumeFrom: resumeFrom, maximumSize: configuration.maximumResourceSize,
+            deadline: ContinuousClock.now + configuration.maximumResourceDownloadTime)
+        let head: HTTPResponse
+        let body: [UInt8]
+        do {
+            (head, body) = try await transport.download(request, to: sink)
+        } catch {
+            sink.close()
+            // The sink's own refusal (too big, too slow, a partial answer that does not fit) is
+            // the reason, not the connection it closed; its bytes are not resumed from.
+            if let refusal = sink.refusal {
+                download.discardPartial()
+                throw refusal
+            }
+            throw error
+        }
+        sink.close()
+        if let serverKey = configuration.serverKey {
+            do {
+                // A 206's integrity is the whole file against the signed ETag (checked by the caller).
+                let digests = sink.isAccepted ? (head.status.code == 200 ? sink.digests : nil) : ContentDigest.digests(of: body)
+                var required = [SignatureComponent("etag")]
+                if head.status.code == 206 { required.append(SignatureComponent("content-range")) }
+                try await Self.verifyResponse(
+                    head, bodyDigests: digests, answering: request, key: serverKey,
+                    requiring: [200, 206, 304].contains(head.status.code) ? required : [])
+            } catch {
+                // Bytes that came with a forged answer are not resumed from.
+                if sink.isAccepted { download.discardPartial() }
+                throw error
+            }
+        }
+        return (head, body, sink)
+    }
+
+    /// A version in place that the server says is current must not have expired meanwhile.
+    static func requireUnexpired(destination: String, name: String, now: Date) throws(ClientError) {
+        let path = destination + "/.signet/manifest.json"
+        do {
+            let manifest = try BundleManifest(bytes: try FileInput.readAll(path: path, limit: 32 << 20), source: path)
+            if let expires = manifest.expires, expires < now {
+                throw ClientError.resourceRefused(
+                    code: "bundle.expired", detail: "\(name) in \(destination) expired at \(BundleDate.format(expires)) and the server has no newer version")
+            }
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw .storage(detail: "\(path): \(error)")
+        }
+    }
+
     /// The newest trust root the client accepts: the one it ships with or a later one it
     /// walked to before, then the server's rotations since, each signed by the one before.
     func updatedTrustRoot(shipped: TrustRoot, stateFolder: String) async throws(ClientError) -> TrustRoot {
-        let path = stateFolder + "/trust.json"
+        let path = ResourceDownload.trustRootPath(in: stateFolder)
         var current = shipped
         if let stored = try? TrustRoot.load(path: path), stored.version > shipped.version { current = stored }
         let start = current.version
@@ -151,145 +215,5 @@ extension SignetClient {
         default: return .resourceRefused(code: error.code.description, detail: error.description)
         }
     }
-
-    static func makeFolder(_ path: String) throws(ClientError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw .storage(detail: "\(path): cannot create the resource state folder: \(error.localizedDescription)")
-        }
-    }
 }
 
-/// The files a resource's download keeps in the state folder: `NAME.download` (the bytes so
-/// far) and `NAME.download.etag` (the version they belong to), and `NAME.etag` (the version in
-/// place and its manifest's digest, for `If-None-Match`).
-struct ResourceDownload: Sendable {
-    let folder: String
-    let name: String
-
-    var partialPath: String { "\(folder)/\(name).download" }
-    var partialTagPath: String { partialPath + ".etag" }
-    var installedPath: String { "\(folder)/\(name).etag" }
-
-    var partialSize: Int64 {
-        var info = stat()
-        guard lstat(partialPath, &info) == 0, info.st_mode & S_IFMT == S_IFREG, partialTag != nil else { return 0 }
-        return Int64(info.st_size)
-    }
-
-    var partialTag: String? { Self.read(partialTagPath) }
-
-    func discardPartial() {
-        unlink(partialPath)
-        unlink(partialTagPath)
-    }
-
-    /// The tag of the version in place, when `destination` still holds exactly the manifest
-    /// the state recorded (else the whole bundle is asked for again).
-    func installedTag(destination: String, state: BundleState) -> String? {
-        guard let text = Self.read(installedPath), let space = text.firstIndex(of: " "),
-              let accepted = try? state.accepted(of: name),
-              Hex.encode(accepted.manifestDigest) == text[text.index(after: space)...],
-              let manifest = try? FileInput.readAll(path: destination + "/.signet/manifest.json", limit: 32 << 20),
-              DigestAlgorithm.sha256.hash(manifest).bytes == accepted.manifestDigest
-        else { return nil }
-        return String(text[..<space])
-    }
-
-    func recordInstalled(tag: String?, manifestDigest: [UInt8]) {
-        guard let tag, !tag.contains(" "), !tag.contains("\n") else { unlink(installedPath); return }
-        try? AtomicFile.write(Array("\(tag) \(Hex.encode(manifestDigest))".utf8), to: installedPath, permissions: .standard, overwrite: true)
-    }
-
-    static func read(_ path: String) -> String? {
-        guard let bytes = try? FileInput.readAll(path: path, limit: 4096), let text = String(validating: bytes, as: UTF8.self), !text.isEmpty else {
-            return nil
-        }
-        return text
-    }
-}
-
-/// Writes a 200 (from the start) or a 206 that continues the partial download into
-/// `NAME.download`, hashing what this response brings for its `Content-Digest`.
-/// `@unchecked Sendable`: the connection calls it on one event loop, one call at a time, and
-/// the client reads it only after the response completed.
-final class DownloadSink: HTTPSBodySink, @unchecked Sendable {
-    let download: ResourceDownload
-    let resumeFrom: Int64
-    private var descriptor: Int32 = -1
-    private var hasher = ContentDigest.Hasher(algorithms: [.sha256])
-    private(set) var isAccepted = false
-
-    init(download: ResourceDownload, resumeFrom: Int64) {
-        self.download = download
-        self.resumeFrom = resumeFrom
-    }
-
-    /// The digests of the bytes this response brought (nil when none).
-    var digests: [ContentDigest.Algorithm: [UInt8]]? { hasher.byteCount == 0 ? nil : hasher.finalize() }
-
-    func accepts(_ head: HTTPResponse) throws -> Bool {
-        let flags: Int32
-        switch head.status.code {
-        case 200:
-            flags = O_WRONLY | O_CREAT | O_TRUNC
-        case 206:
-            guard resumeFrom > 0, let range = head.headerFields[.contentRange], range.hasPrefix("bytes \(resumeFrom)-"),
-                  head.headerFields[.eTag] == download.partialTag
-            else {
-                throw ClientError.malformedResponse(detail: "a partial answer that does not continue the download")
-            }
-            flags = O_WRONLY | O_APPEND
-        default:
-            return false
-        }
-        guard let tag = head.headerFields[.eTag], !tag.isEmpty, !tag.contains("\n") else {
-            throw ClientError.malformedResponse(detail: "the resource has no ETag")
-        }
-        if head.status.code == 200 {
-            unlink(download.partialTagPath)
-            try AtomicFile.write(Array(tag.utf8), to: download.partialTagPath, permissions: .standard, overwrite: true)
-        }
-        descriptor = open(download.partialPath, flags | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw ClientError.storage(detail: "\(download.partialPath): \(String(cString: strerror(errno)))") }
-        isAccepted = true
-        return true
-    }
-
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
-        hasher.update(bytes)
-        var offset = 0
-        while offset < bytes.count {
-            let written = posixWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            guard written > 0 else {
-                if written < 0, errno == EINTR { continue }
-                throw ClientError.storage(detail: "\(download.partialPath): \(String(cString: strerror(errno)))")
-            }
-            offset += written
-        }
-    }
-
-    func close() {
-        if descriptor >= 0 { posixClose(descriptor) }
-        descriptor = -1
-    }
-
-    deinit { close() }
-}
-
-private func posixWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-    #else
-    Darwin.write(descriptor, bytes, count)
-    #endif
-}
-
-private func posixClose(_ descriptor: Int32) {
-    #if canImport(Glibc)
-    _ = Glibc.close(descriptor)
-    #else
-    _ = Darwin.close(descriptor)
-    #endif
-}

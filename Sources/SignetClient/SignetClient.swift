@@ -199,14 +199,16 @@ public actor SignetClient {
         return (head, responseBody)
     }
 
-    /// Signs `request` with the app's key (and asks for a response signature when responses
-    /// are checked).
-    func sign(_ request: inout HTTPRequest, body: [UInt8]?) async throws(ClientError) {
+    /// Signs `request` with the app's key, covering `components` (else the defaults: method,
+    /// target URI, body digest), and asks for a response signature when responses are checked.
+    func sign(_ request: inout HTTPRequest, body: [UInt8]?, components: [SignatureComponent]? = nil) async throws(ClientError) {
         if configuration.serverKey != nil {
             request.headerFields[.acceptSignature] = #"server=("@status" "@method";req "@target-uri";req "signature";req;key="sig1")"#
         }
         do {
-            try await HTTPMessageSigner(key: .signer(configuration.appSigner)).sign(&request, body: body)
+            var signer = HTTPMessageSigner(key: .signer(configuration.appSigner))
+            signer.components = components
+            try await signer.sign(&request, body: body)
         } catch {
             throw .invalidConfiguration(detail: "the app's key cannot sign: \(error)")
         }
@@ -216,7 +218,8 @@ public actor SignetClient {
     /// a body, and the request it answers — its method, URL and its own signature, so an
     /// answer to another request (even to the same URL) is refused.
     static func verifyResponse(
-        _ head: HTTPResponse, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, answering request: HTTPRequest, key: PublicKey
+        _ head: HTTPResponse, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, answering request: HTTPRequest, key: PublicKey,
+        requiring extra: [SignatureComponent] = []
     ) async throws(ClientError) {
         var policy = HTTPSignaturePolicy()
         var method = SignatureComponent.method
@@ -226,7 +229,7 @@ public actor SignetClient {
         var requestSignature = SignatureComponent("signature")
         requestSignature.key = "sig1"
         requestSignature.fromRequest = true
-        policy.requiredComponents = [.status, method, target, requestSignature]
+        policy.requiredComponents = [.status, method, target, requestSignature] + extra
         policy.requireNonce = false
         let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(publicKeys: [key]), policy: policy)
         do {

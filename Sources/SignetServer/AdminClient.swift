@@ -64,7 +64,10 @@ public struct AdminClient: Sendable {
         if let expires { path += "?expires=" + ISO8601DateFormatter().string(from: expires) }
         var request = HTTPRequest(method: .post, scheme: scheme, authority: authority, path: path)
         request.headerFields[.contentType] = isBundle ? ResourceAPI.bundleType : ResourceAPI.tarType
-        let response = try await exchange(request, body: upload)
+        // The server answers after it has stored the upload: allow for the size.
+        var transport = self.transport
+        transport.timeout = .seconds(Int64(max(60, upload.count >> 20)))
+        let response = try await exchange(request, body: upload, transport: transport)
         return (try Self.decode(ResourceRecord.self, response, from: server + path), response.head.status.code == 201)
     }
 
@@ -115,11 +118,11 @@ public struct AdminClient: Sendable {
         return try await exchange(request, body: body)
     }
 
-    func exchange(_ request: HTTPRequest, body: [UInt8]?) async throws -> HTTPSResponse {
+    func exchange(_ request: HTTPRequest, body: [UInt8]?, transport: PinnedHTTPSClient? = nil) async throws -> HTTPSResponse {
         var request = request
         request.headerFields[.accept] = "application/json"
         try await signer.sign(&request, body: body)
-        let response = try await transport.send(request, body: body)
+        let response = try await (transport ?? self.transport).send(request, body: body)
         guard response.head.status.code < 300 else { throw Self.problem(response) }
         return response
     }

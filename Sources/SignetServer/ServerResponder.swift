@@ -32,7 +32,7 @@ public struct ServerResponder: Sendable {
     /// answers — its method, target URI and, for a signed request, the request's own signature
     /// (`"signature";req;key=LABEL`, RFC 9421 §2.4), so the answer cannot be replayed to
     /// another request, not even one for the same URL.
-    static func components(hasBody: Bool, requestLabels: [String]) -> [SignatureComponent] {
+    static func components(hasBody: Bool, requestLabels: [String], fields: [String] = []) -> [SignatureComponent] {
         var method = SignatureComponent.method
         method.fromRequest = true
         var target = SignatureComponent.targetURI
@@ -43,7 +43,7 @@ public struct ServerResponder: Sendable {
             component.fromRequest = true
             return component
         }
-        return [.status] + (hasBody ? [.contentDigest] : []) + [method, target] + signatures
+        return [.status] + (hasBody ? [.contentDigest] : []) + fields.map { SignatureComponent($0) } + [method, target] + signatures
     }
 
     static let encoder: JSONEncoder = {
@@ -95,22 +95,23 @@ public struct ServerResponder: Sendable {
 
     /// A response whose body is written as it is read (a stored resource): `contentDigest`, the
     /// digests of exactly the bytes `body` writes, goes into `Content-Digest`, which a
-    /// signature covers like any other body's.
+    /// signature covers like any other body's; the signature also covers the header fields
+    /// named in `covering` (a resource's `ETag`, a part's `Content-Range`).
     func streamed(
-        status: HTTPResponse.Status, fields: HTTPFields, contentDigest: [ContentDigest.Algorithm: [UInt8]]?, body: ResponseBody,
-        for request: Request
+        status: HTTPResponse.Status, fields: HTTPFields, contentDigest: [ContentDigest.Algorithm: [UInt8]]?, covering: [String] = [],
+        body: ResponseBody, for request: Request
     ) async throws -> Response {
         var head = HTTPResponse(status: status, headerFields: fields)
         if let contentDigest { head.headerFields[.contentDigest] = ContentDigest.fieldValue(contentDigest) }
-        try await sign(&head, body: nil, hasBody: contentDigest != nil, for: request)
+        try await sign(&head, body: nil, hasBody: contentDigest != nil, covering: covering, for: request)
         return Response(status: head.status, headers: head.headerFields, body: body)
     }
 
     /// Adds the `server` signature when the request asks for one.
-    private func sign(_ head: inout HTTPResponse, body: [UInt8]?, hasBody: Bool, for request: Request) async throws {
+    private func sign(_ head: inout HTTPResponse, body: [UInt8]?, hasBody: Bool, covering: [String] = [], for request: Request) async throws {
         guard var signer, request.headers[.acceptSignature] != nil else { return }
         let labels = request.headers[.signature] == nil ? [] : request.headers.signatureLabels.sorted()
-        signer.components = Self.components(hasBody: hasBody, requestLabels: labels)
+        signer.components = Self.components(hasBody: hasBody, requestLabels: labels, fields: covering)
         var answered = request.head
         if let publicScheme { answered.scheme = publicScheme }
         if let publicAuthority { answered.authority = publicAuthority }

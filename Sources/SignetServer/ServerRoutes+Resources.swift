@@ -187,10 +187,11 @@ extension ServerRoutes {
             ifRange: request.headers[.ifRange])
         let range: ClosedRange<Int64>
         let status: HTTPResponse.Status
-        let digest: [UInt8]
+        var contentDigest: [ContentDigest.Algorithm: [UInt8]]?
         switch answer {
         case .notModified:
-            return try await responder.streamed(status: .notModified, fields: fields, contentDigest: nil, body: ResponseBody(), for: request)
+            return try await responder.streamed(
+                status: .notModified, fields: fields, contentDigest: nil, covering: ["etag"], body: ResponseBody(), for: request)
         case .unsatisfiable:
             fields[.contentRange] = "bytes */\(record.size)"
             return await responder.problem(.rangeNotSatisfiable(size: record.size), for: request, headers: fields)
@@ -198,14 +199,13 @@ extension ServerRoutes {
             guard record.size > 0, let whole = Hex.decode(record.sha256) else { throw ServerError.unavailable(detail: "resource \(record.name) is damaged") }
             range = 0...(record.size - 1)
             status = .ok
-            digest = whole
+            contentDigest = [.sha256: whole]
         case .partial(let part):
+            // No digest of the part (it would mean reading it twice): the signature covers the
+            // ETag, the whole bundle's SHA-256, which the client checks the assembled file against.
             range = part
             status = .partialContent
             fields[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(record.size)"
-            var hasher = ContentDigest.Hasher(algorithms: [.sha256])
-            try await forEachSlice(of: record, range) { hasher.update($0.readableBytesView) }
-            digest = hasher.finalize()[.sha256] ?? []
         }
         fields[.contentType] = ResourceAPI.bundleType
         let routes = self
@@ -213,7 +213,9 @@ extension ServerRoutes {
             try await routes.forEachSlice(of: record, range) { try await writer.write($0) }
             try await writer.finish(nil)
         }
-        return try await responder.streamed(status: status, fields: fields, contentDigest: [.sha256: digest], body: body, for: request)
+        return try await responder.streamed(
+            status: status, fields: fields, contentDigest: contentDigest,
+            covering: status == .partialContent ? ["etag", "content-range"] : ["etag"], body: body, for: request)
     }
 
     /// Calls `body` with the stored bytes of `range`, in order, four chunks read at a time.

@@ -120,6 +120,7 @@ public struct TarReader {
                 _ = try Self.exactly(Int(padded - size), from: input, source: source)
                 entries.append(entry)
             case UInt8(ascii: "5"):
+                guard size == 0 else { throw refuse("\(BundleError.printable(rawName)): a folder entry with \(size) bytes of data") }
                 let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
                 if !folder.isEmpty, folder != "." { try validate(folder) }
                 _ = try Self.exactly(Int(padded), from: input, source: source)

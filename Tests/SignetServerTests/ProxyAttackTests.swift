@@ -226,7 +226,7 @@ import Testing
                 #expect(tampering.altered == attempt)
                 #expect(try Self.snapshot(app) == installed)
                 #expect(try Self.snapshot(state) == kept)
-                #expect(!FileManager.default.fileExists(atPath: state + "/maps.download"))
+                #expect(!FileManager.default.fileExists(atPath: state + "/.partial/maps"))
                 #expect(try Self.text(destination + "/readme.txt") == "version one")
             }
 

@@ -73,7 +73,7 @@ import Testing
         let walked = try await signet(fetch)
         #expect(walked.out == "config\t2\tupdated\n", "\(walked)")
         #expect(try folder.readText("dest/settings.json") == #"{"theme":"light"}"#)
-        #expect(try TrustRoot.load(path: folder.file("state/trust.json")).version == 2)
+        #expect(try TrustRoot.load(path: folder.file("state/.trust.json")).version == 2)
 
         // Usage and environment errors: no trust file (exit 4), a name that is not one (2).
         let noTrust = try await signet(["client", "fetch", "config", folder.file("dest"), "--trust", folder.file("missing.json")] + app)

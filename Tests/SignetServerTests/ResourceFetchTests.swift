@@ -28,8 +28,8 @@ import Testing
             #expect(first.name == "site" && first.version == 1 && first.updated && first.files == 2 && first.trustRootVersion == 1, "\(first)")
             #expect(try F.contents(destination) == one)
             #expect(try BundleState(folder: state).acceptedVersion(of: "site") == 1)
-            #expect(!F.exists(state + "/site.download") && !F.exists(state + "/site.download.etag"))
-            #expect(!F.exists(state + "/trust.json"), "no rotation, nothing to keep")
+            #expect(!F.exists(state + "/.partial/site") && !F.exists(state + "/.partial-tag/site"))
+            #expect(!F.exists(state + "/.trust.json"), "no rotation, nothing to keep")
 
             let again = try await client.fetchResource("site", into: destination)
             #expect(again.version == 1 && !again.updated && again.files == 0 && again.trustRootVersion == 1, "\(again)")
@@ -42,7 +42,7 @@ import Testing
             #expect(try F.contents(destination) == two, "the old files are gone, the new ones exact")
             #expect(!F.exists(destination + "/img"))
             #expect(try BundleState(folder: state).acceptedVersion(of: "site") == 2)
-            #expect(!F.exists(state + "/site.download"))
+            #expect(!F.exists(state + "/.partial/site"))
         }
     }
 
@@ -155,8 +155,8 @@ import Testing
             let fetched = try await client.fetchResource("site", into: destination)
             #expect(fetched.version == 1 && fetched.updated && fetched.trustRootVersion == 2, "\(fetched)")
             #expect(try F.contents(destination) == files)
-            #expect(F.read(state + "/trust.json") == next.fileBytes)
-            #expect(try TrustRoot.load(path: state + "/trust.json") == next)
+            #expect(F.read(state + "/.trust.json") == next.fileBytes)
+            #expect(try TrustRoot.load(path: state + "/.trust.json") == next)
 
             // A client that kept version 2 needs no walk, and finds the resource current.
             let again = try await client.fetchResource("site", into: destination)
@@ -183,7 +183,7 @@ import Testing
             let error = try await F.fetchError(try F.client(server, checkResponses: false, transport: transport), "site", into: destination)
             if case .trustRotationRefused = error {} else { Issue.record("expected trustRotationRefused, got \(error)") }
             try F.expectUnchanged(since: before, destination: destination, state: state, name: "site", "a forged rotation")
-            #expect(!F.exists(state + "/trust.json"))
+            #expect(!F.exists(state + "/.trust.json"))
             #expect(try F.contents(destination) == ["index.html": F.bytes("one")])
         }
     }
@@ -193,7 +193,8 @@ import Testing
             let folder = try TemporaryFolder(prefix: "signet-fetch-resume")
             let destination = server.folder.file("big")
             let state = server.folder.file("state")
-            let partial = state + "/big.download"
+            let partial = state + "/.partial/big"
+            let partialTag = state + "/.partial-tag/big"
             // Over one stored chunk (1 MiB), so the resumed range crosses a chunk boundary.
             let files = ["payload.bin": RandomBytes.make(1280 << 10), "readme.txt": F.bytes("random bytes")]
             let record = try await server.adminClient.publish(name: "big", upload: try F.tar(files, in: folder, name: "big")).record
@@ -207,7 +208,7 @@ import Testing
             let kept = try #require(F.read(partial))
             #expect(kept.count >= 64 << 10 && Int64(kept.count) < record.size, "\(kept.count) bytes kept")
             #expect(kept == Array(served.body.prefix(kept.count)))
-            #expect(F.read(partial + ".etag") == F.bytes(record.etag))
+            #expect(F.read(partialTag) == F.bytes(record.etag))
             #expect(!F.exists(destination))
             #expect(try BundleState(folder: state).acceptedVersion(of: "big") == nil)
 
@@ -223,8 +224,8 @@ import Testing
             #expect(resumed.request.headerFields[.ifRange] == record.etag)
             #expect(resumed.request.headerFields[.ifNoneMatch] == nil)
             #expect(resumed.status == 206)
-            #expect(!F.exists(partial) && !F.exists(partial + ".etag"))
-            #expect(F.read(state + "/big.etag").map { String(decoding: $0, as: UTF8.self).hasPrefix(record.etag + " ") } == true)
+            #expect(!F.exists(partial) && !F.exists(partialTag))
+            #expect(F.read(state + "/.installed-tag/big").map { String(decoding: $0, as: UTF8.self).hasPrefix(record.etag + " ") } == true)
         }
     }
 

@@ -123,8 +123,8 @@ enum ResourceFixtures {
         init(destination: String, state: String, name: String) throws {
             self.destination = try ResourceFixtures.tree(destination)
             accepted = ResourceFixtures.read("\(state)/\(name).json")
-            installedTag = ResourceFixtures.read("\(state)/\(name).etag")
-            trust = ResourceFixtures.read("\(state)/trust.json")
+            installedTag = ResourceFixtures.read("\(state)/.installed-tag/\(name)")
+            trust = ResourceFixtures.read("\(state)/.trust.json")
         }
     }
 
@@ -139,8 +139,8 @@ enum ResourceFixtures {
         #expect(after.accepted == before.accepted, "\(label): \(name).json changed", sourceLocation: sourceLocation)
         #expect(after.installedTag == before.installedTag, "\(label): \(name).etag changed", sourceLocation: sourceLocation)
         #expect(after.trust == before.trust, "\(label): trust.json changed", sourceLocation: sourceLocation)
-        #expect(!exists("\(state)/\(name).download"), "\(label): a partial download is left", sourceLocation: sourceLocation)
-        #expect(!exists("\(state)/\(name).download.etag"), "\(label): a partial download's tag is left", sourceLocation: sourceLocation)
+        #expect(!exists("\(state)/.partial/\(name)"), "\(label): a partial download is left", sourceLocation: sourceLocation)
+        #expect(!exists("\(state)/.partial-tag/\(name)"), "\(label): a partial download's tag is left", sourceLocation: sourceLocation)
         let url = URL(fileURLWithPath: destination)
         let parent = url.deletingLastPathComponent().path
         let base = url.lastPathComponent

@@ -330,22 +330,34 @@ import Testing
         #expect(detail.contains(hostile.detail), "\(detail)")
     }
 
-    /// Inputs TarReader traps on (integer overflow, a negative `prefix` count) or misreads
-    /// (a base-256 size of 2^63 + 5 read as 5) instead of refusing them; see the report.
-    static let hugeNumbers: [[UInt8]] = {
+    /// An archive with a number that once trapped the reader (integer overflow, a negative
+    /// `prefix` count) or was misread (a base-256 size of 2^63 + 5 read as 5); the fuzzer's
+    /// finds, also replayed from Fuzz/regressions/tar/.
+    struct HugeNumber: Sendable, CustomStringConvertible {
+        var description: String
+        var bytes: [UInt8]
+    }
+
+    static let hugeNumbers: [HugeNumber] = {
         typealias T = TarBuilder
         return [
-            T.archive(T.header("a.txt", checksum: [0x80] + T.zeros(7))),
-            T.archive(T.pax([("size", String(Int64.max))]), T.header("a.txt")),
-            T.archive(T.header("x", type: "x", sizeField: [0x80, 0, 0, 0, 0x7F] + [UInt8](repeating: 0xFF, count: 7))),
-            T.archive(T.file("a.txt", String(repeating: "a", count: 600)), T.pax([("size", String(Int64.max - 511))]), T.header("b.txt")),
-            T.archive(T.header("a.txt", sizeField: [0x80, 0, 0, 0, 0x80] + T.zeros(6) + [5]), T.padded(Array("hello".utf8))),
+            HugeNumber(description: "base-256 checksum", bytes: T.archive(T.header("a.txt", checksum: [0x80] + T.zeros(7)))),
+            HugeNumber(description: "pax size Int64.max", bytes: T.archive(T.pax([("size", String(Int64.max))]), T.header("a.txt"))),
+            HugeNumber(
+                description: "base-256 size Int64.max on an extended header",
+                bytes: T.archive(T.header("x", type: "x", sizeField: [0x80, 0, 0, 0, 0x7F] + [UInt8](repeating: 0xFF, count: 7)))),
+            HugeNumber(
+                description: "total size past Int64.max",
+                bytes: T.archive(T.file("a.txt", String(repeating: "a", count: 600)), T.pax([("size", String(Int64.max - 511))]), T.header("b.txt"))),
+            HugeNumber(
+                description: "base-256 size 2^63 + 5",
+                bytes: T.archive(T.header("a.txt", sizeField: [0x80, 0, 0, 0, 0x80] + T.zeros(6) + [5]), T.padded(Array("hello".utf8)))),
         ]
     }()
 
     @Test(arguments: hugeNumbers)
-    func hugeNumbersAreRefused(_ bytes: [UInt8]) throws {
-        _ = try Self.refusal(bytes, handed: nil)
+    func hugeNumbersAreRefused(_ huge: HugeNumber) throws {
+        _ = try Self.refusal(huge.bytes, handed: nil)
     }
 
     // MARK: Conditional and range requests
