@@ -63,6 +63,9 @@ enum HTTPTargets {
         fields[.signatureInput] = Fuzz.text(bytes)
         let labels = HTTPFuzzing.labels(in: fields)
         if !labels.isEmpty { fields[.signature] = placeholderSignatures(labels) }
+        if let disagreement = HTTPFuzzing.scannerDisagreement(fields) {
+            Fuzz.require(false, "signature-input", "the fast scanner and the general reader disagree: \(disagreement)")
+        }
         guard let parsed = try? HTTPFuzzing.signatures(in: fields) else { return }
         for entry in parsed {
             guard case .success(let input) = entry.input else { continue }
@@ -110,6 +113,9 @@ enum HTTPTargets {
         fields[.signature] = value
         if !labels.isEmpty {
             fields[.signatureInput] = labels.sorted().map { "\($0)=(\"@method\");created=1618884473;keyid=\"k\"" }.joined(separator: ", ")
+        }
+        if let disagreement = HTTPFuzzing.scannerDisagreement(fields) {
+            Fuzz.require(false, "signature", "the fast scanner and the general reader disagree: \(disagreement)")
         }
         guard let parsed = try? HTTPFuzzing.signatures(in: fields) else { return }
         for entry in parsed {

@@ -24,6 +24,36 @@ import RawStructuredFieldValues
         }
     }
 
+    /// Where ``SignatureFieldScanner`` (the fast path for canonical fields) and the general
+    /// reader disagree about `fields`: the scanner may decline anything, but what it accepts the
+    /// general reader must read to the same labels, components, parameters, `@signature-params`
+    /// serialisation and signature bytes. Nil when they agree.
+    public static func scannerDisagreement(_ fields: HTTPFields, policy: HTTPSignaturePolicy = .default) -> String? {
+        guard let scanned = SignatureFields.scanned(fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures) else {
+            return nil
+        }
+        let general: SignatureFields
+        do {
+            general = try SignatureFields(general: fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures)
+        } catch {
+            return "the scanner accepts what the general reader refuses: \(error)"
+        }
+        guard scanned.count == general.entries.count else { return "\(scanned.count) signatures scanned, \(general.entries.count) read" }
+        for (fast, slow) in zip(scanned, general.entries) {
+            guard fast.label == slow.label else { return "labels \(fast.label) and \(slow.label)" }
+            guard let fastInput = try? fast.input, let slowInput = try? slow.input else { return "\(fast.label): the general reader refuses the input" }
+            guard fastInput == slowInput else { return "\(fast.label): inputs differ: \(fastInput) and \(slowInput)" }
+            guard fastInput.components.map(\.description) == slowInput.components.map(\.description) else {
+                return "\(fast.label): components are written differently"
+            }
+            guard (try? fastInput.serializedParameters()) == (try? slowInput.serializedParameters()) else {
+                return "\(fast.label): @signature-params differ: \((try? fastInput.serializedParameters()) ?? "-") and \((try? slowInput.serializedParameters()) ?? "-")"
+            }
+            guard (try? fast.signature) == (try? slow.signature) else { return "\(fast.label): signature bytes differ" }
+        }
+        return nil
+    }
+
     /// The labels of the `Signature-Input` field of `fields` (none when it does not parse),
     /// as the signer reads them.
     public static func labels(in fields: HTTPFields) -> Set<String> {

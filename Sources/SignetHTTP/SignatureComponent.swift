@@ -113,6 +113,9 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// No parameters set.
+    private var isBare: Bool { !structured && key == nil && !byteSequence && !fromRequest && parameterName == nil }
+
     /// Whether this is a derived component (`@…`).
     public var isDerived: Bool { name.hasPrefix("@") }
 
@@ -130,6 +133,10 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
 
     /// The identifier as it appears in a signature base line, e.g. `"@query-param";name="id"`.
     public var description: String {
+        // Most components are a bare name that needs no escaping.
+        if isBare, received?.rfc9651Parameters.isEmpty ?? true, isDerived ? Self.derived.contains(name) : name.utf8.allSatisfy(Self.isTokenByte) {
+            return "\"" + name + "\""
+        }
         var serializer = StructuredFieldValueSerializer()
         let bytes = (try? serializer.writeItemFieldValue(item)) ?? Array("\"\(name)\"".utf8)
         return String(decoding: bytes, as: UTF8.self)

@@ -33,6 +33,19 @@ struct SignatureFields {
 
     /// Reads both fields, refusing oversized, malformed or unmatched ones.
     init(_ fields: HTTPFields, maximumFieldBytes: Int, maximumSignatures: Int) throws(HTTPSignatureError) {
+        if let scanned = Self.scanned(fields, maximumFieldBytes: maximumFieldBytes, maximumSignatures: maximumSignatures) {
+            self.init(entries: scanned)
+        } else {
+            try self.init(general: fields, maximumFieldBytes: maximumFieldBytes, maximumSignatures: maximumSignatures)
+        }
+    }
+
+    private init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// Reads both fields with the general structured-field parser.
+    init(general fields: HTTPFields, maximumFieldBytes: Int, maximumSignatures: Int) throws(HTTPSignatureError) {
         let inputs = try Self.dictionary(fields, .signatureInput, limit: maximumFieldBytes)
         let signatures = try Self.dictionary(fields, .signature, limit: maximumFieldBytes)
         guard !inputs.isEmpty || !signatures.isEmpty else {
@@ -59,6 +72,26 @@ struct SignatureFields {
             throw .malformedField(field: "Signature-Input", detail: "no input labelled \(label)")
         }
         self.entries = entries
+    }
+
+    /// The entries of canonical one-line fields whose labels match one to one, read by
+    /// ``SignatureFieldScanner``; nil sends everything else to the general parser (which also
+    /// gives every refusal).
+    static func scanned(_ fields: HTTPFields, maximumFieldBytes: Int, maximumSignatures: Int) -> [Entry]? {
+        let inputValues = fields[values: .signatureInput]
+        let signatureValues = fields[values: .signature]
+        guard inputValues.count == 1, signatureValues.count == 1, inputValues[0].utf8.count <= maximumFieldBytes,
+              signatureValues[0].utf8.count <= maximumFieldBytes,
+              let inputs = SignatureFieldScanner.inputs(inputValues[0]), inputs.count <= maximumSignatures,
+              let signatures = SignatureFieldScanner.signatures(signatureValues[0]), signatures.count == inputs.count
+        else { return nil }
+        var entries: [Entry] = []
+        entries.reserveCapacity(inputs.count)
+        for input in inputs {
+            guard let signature = signatures.first(where: { $0.label == input.label }) else { return nil }
+            entries.append(Entry(label: input.label, parsedInput: .success(SignatureInput(scanned: input)), parsedSignature: .success(signature.bytes)))
+        }
+        return entries
     }
 
     /// Parses a dictionary field. Several lines of one field are one value (RFC 9110 §5.3);

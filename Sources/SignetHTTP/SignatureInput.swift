@@ -34,7 +34,10 @@ public struct SignatureInput: Sendable, Equatable {
     /// The parameters.
     public let parameters: SignatureParameters
     /// The inner list as received or built; its serialisation is the `@signature-params` value.
-    let innerList: InnerList
+    /// Nil when ``SignatureFieldScanner`` read canonical text, kept in `serialized`.
+    let innerList: InnerList?
+    /// The `@signature-params` value as received, when it was canonical.
+    let serialized: String?
 
     /// Builds an input from components and parameters (in the order created, expires,
     /// nonce, alg, keyid, tag).
@@ -52,6 +55,7 @@ public struct SignatureInput: Sendable, Equatable {
         var items = BareInnerList()
         for component in components { items.append(component.item) }
         self.innerList = InnerList(bareInnerList: items, parameters: list)
+        self.serialized = nil
         _ = try serializedParameters()
     }
 
@@ -81,6 +85,15 @@ public struct SignatureInput: Sendable, Equatable {
         self.components = components
         self.parameters = parameters
         self.innerList = list
+        self.serialized = nil
+    }
+
+    /// An input ``SignatureFieldScanner`` read from canonical text.
+    init(scanned: SignatureFieldScanner.Input) {
+        components = scanned.components
+        parameters = scanned.parameters
+        innerList = nil
+        serialized = scanned.serialized
     }
 
     /// Refuses a component listed twice. A pairwise scan: inputs list a handful of components,
@@ -93,6 +106,7 @@ public struct SignatureInput: Sendable, Equatable {
 
     /// The `@signature-params` value: the inner list serialised.
     public func serializedParameters() throws(HTTPSignatureError) -> String {
+        guard let innerList else { return serialized ?? "" }
         if let fast = InnerListSerializer.serialize(innerList) { return fast }
         do {
             return try Self.serialize(.innerList(innerList))
