@@ -93,8 +93,7 @@ public struct HTTPMessageSigner: Sendable {
             nonce: includeNonce ? Base64.encodeURL(RandomBytes.make(16)) : nil,
             algorithm: includeAlgorithm ? key.algorithm.rawValue : nil, keyID: keyID, tag: tag)
         let input = try SignatureInput(components: components ?? defaults, parameters: parameters)
-        let base = try input.signatureBase(for: message)
-        let signature = try await key.sign(Array(base.utf8))
+        let signature = try await key.sign(try input.signatureBaseBytes(for: message))
         let inputValue = label + "=" + (try input.serializedParameters())
         let signatureValue = label + "=:" + Base64.encode(signature) + ":"
         return (input, [HTTPField(name: .signatureInput, value: inputValue), HTTPField(name: .signature, value: signatureValue)])

@@ -111,7 +111,8 @@ public struct HTTPMessageVerifier: Sendable {
         let acceptableUntil = Self.acceptableUntil(parameters, policy: policy)
         if replayProtected, nonceCache != nil, acceptableUntil == nil { throw .missingParameter("created or expires") }
         if let tag = policy.requiredTag, parameters.tag != tag { throw .missingParameter("tag=\"\(tag)\"") }
-        let covered = Set(input.components)
+        // A handful of components: a scan beats building a set.
+        let covered = input.components
         for component in policy.requiredComponents where !covered.contains(component) {
             // A response cannot cover request-only components itself; only requests are held to them.
             if message.response != nil, !component.fromRequest, component.isDerived, component != .status { continue }
@@ -135,8 +136,7 @@ public struct HTTPMessageVerifier: Sendable {
             let algorithm = try HTTPSignatureAlgorithms.parse(declared)
             guard algorithm == key.algorithm else { throw .algorithmMismatch(declared: declared, key: key.algorithm.rawValue) }
         }
-        let base = try input.signatureBase(for: message)
-        try key.verify(signature, base: Array(base.utf8), label: entry.label)
+        try key.verify(signature, base: try input.signatureBaseBytes(for: message), label: entry.label)
 
         if let contentDigestField {
             try ContentDigest.verify(stated: try ContentDigest.parse(contentDigestField), computed: bodyDigests ?? Self.emptyBodyDigests)

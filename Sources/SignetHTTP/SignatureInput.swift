@@ -117,11 +117,22 @@ public struct SignatureInput: Sendable, Equatable {
 
     /// The signature base of RFC 9421 §2.5 for `message`.
     public func signatureBase(for message: SignedMessage) throws(HTTPSignatureError) -> String {
-        var base = ""
+        String(decoding: try signatureBaseBytes(for: message), as: UTF8.self)
+    }
+
+    /// The signature base as the bytes that are signed, built without intermediate strings.
+    func signatureBaseBytes(for message: SignedMessage) throws(HTTPSignatureError) -> [UInt8] {
+        var base: [UInt8] = []
+        base.reserveCapacity(256)
         for component in components {
-            base += component.description + ": " + (try message.value(of: component)) + "\n"
+            base.append(contentsOf: component.description.utf8)
+            base.append(contentsOf: ": ".utf8)
+            base.append(contentsOf: try message.value(of: component).utf8)
+            base.append(UInt8(ascii: "\n"))
         }
-        return base + "\"@signature-params\": " + (try serializedParameters())
+        base.append(contentsOf: "\"@signature-params\": ".utf8)
+        base.append(contentsOf: try serializedParameters().utf8)
+        return base
     }
 
     /// Serialises one dictionary member value (an item or an inner list) on its own.

@@ -66,8 +66,9 @@ public struct SignedMessage: Sendable {
         guard response == nil, let request else { throw .missingComponent("\(component) (a request component, in a response)") }
         // CONNECT's request target is the authority (HTTP/2 and swift-http-types carry no path).
         let target = request.method == .connect ? (request.path ?? request.authority ?? "") : (request.path ?? "")
-        let pathPart = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        let queryPart: String? = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) }
+        // Split only for the components that need the parts.
+        var pathPart: String { target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "" }
+        var queryPart: String? { target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } }
         switch component.name {
         case "@method": return request.method.rawValue
         case "@scheme":
@@ -81,6 +82,7 @@ public struct SignedMessage: Sendable {
         case "@path": return pathPart.isEmpty ? "/" : pathPart
         case "@query": return "?" + (queryPart ?? "")
         case "@query-param":
+            let queryPart = queryPart
             let wanted = component.parameterName ?? ""
             let matches = QueryParameters.parse(queryPart ?? "").filter { QueryParameters.encode($0.name) == wanted }
             guard let match = matches.first else { throw .missingComponent(component.description) }

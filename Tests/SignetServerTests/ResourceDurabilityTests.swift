@@ -14,62 +14,60 @@ import Testing
 /// stored.
 @Suite(.serialized) struct ResourceDurabilityTests {
     @Test func aPublishKilledMidwayIsNeverServed() async throws {
-        let folder = try TemporaryFolder(prefix: "signet-publish-kill")
-        let keys = try ServerKeys.initialise(in: folder)
-        let work = folder.file("work")
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         let payload = TestBytes.random(count: 48 << 20, seed: 18)
-        let tar = try ResourceFixtures.tar(["payload.bin": payload], in: folder, name: "site")
-        let wal = folder.file("data/signet.sqlite-wal")
-
-        // Kill while the publish's transaction is being written: the write-ahead log has grown by
-        // several MiB and no answer has come. A machine fast enough to answer first gets another try.
-        var killedMidway = false
-        for _ in 0..<3 where !killedMidway {
-            let server = try await ServeProcess.start(in: folder, environment: ["TMPDIR": work])
-            let admin = try AdminClient(server: server.url, signer: keys.adminSigner, transport: try server.api.transport)
-            let before = Self.size(wal)
-            let done = Flag()
-            let publish = Task {
-                defer { done.set() }
-                return try await admin.publish(name: "big", upload: tar)
-            }
-            var answered = false
-            for _ in 0..<6000 {
-                if Self.size(wal) > before + (8 << 20) { break }
-                if done.isSet { answered = true; break }
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            _ = server.process.stop(signal: SIGKILL)
-            let outcome = await publish.result
-            if case .failure = outcome, !answered { killedMidway = true }
-            if case .success = outcome {
-                // Acknowledged before the kill: it must then be served whole (checked below) — try again with a new name.
-                break
-            }
-        }
-        #expect(killedMidway, "the publish finished before it could be killed: the test proved nothing")
-
-        // After a restart nothing of the cut publish is served, no chunk of it is left, and it can be published again.
         var logger = Logger(label: "signet.test")
         logger.logLevel = .critical
-        let store = ServerStore(database: try ServerDatabase(location: .sqlite(path: folder.file("data/signet.sqlite")), logger: logger))
-        if killedMidway {
-            #expect(try await store.latestResource(name: "big") == nil)
-            #expect(try await store.resourceChunks(name: "big", version: 1, 0...1000).isEmpty)
+        // Kill as soon as the publish's transaction has written 1 MiB of the write-ahead log (a
+        // fresh database each try, so the log starts empty; SQLite spills a transaction's pages to
+        // the log once its page cache, 8 MiB, is full, so with 48 MiB most of the transaction is
+        // still to come). On a loaded machine the check may come only after the commit: that
+        // publish must then be whole — and another try is made.
+        var cut: (folder: TemporaryFolder, keys: ServerKeys, tar: [UInt8], work: String)?
+        for attempt in 1...3 where cut == nil {
+            let folder = try TemporaryFolder(prefix: "signet-publish-kill")
+            let keys = try ServerKeys.initialise(in: folder)
+            let work = folder.file("work")
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            let tar = try ResourceFixtures.tar(["payload.bin": payload], in: folder, name: "site")
+            let wal = folder.file("data/signet.sqlite-wal")
+            let server = try await ServeProcess.start(in: folder, environment: ["TMPDIR": work])
+            let admin = try AdminClient(server: server.url, signer: keys.adminSigner, transport: try server.api.transport)
+            // A thread of its own polls the log every 0.2 ms and kills at once: the transaction
+            // writes 48 MiB in about 150 ms, too short a window for a task's sleep.
+            let killer = WALKiller(wal: wal, threshold: Self.size(wal) + (1 << 20), pid: server.process.process.processIdentifier)
+            killer.start()
+            let publish = Task { try await admin.publish(name: "big", upload: tar) }
+            let acknowledgedOrFailed = await publish.result
+            killer.stop()
+            _ = server.process.stop(signal: SIGKILL)
+            let acknowledged = (try? acknowledgedOrFailed.get()) != nil
+
+            let store = ServerStore(database: try ServerDatabase(location: .sqlite(path: folder.file("data/signet.sqlite")), logger: logger))
+            if let stored = try await store.latestResource(name: "big") {
+                // Committed before the kill: whole, whether or not its answer arrived.
+                let chunks = try await store.resourceChunks(name: "big", version: stored.version, 0...1000)
+                var hasher = DigestAlgorithm.sha256.makeHasher()
+                for chunk in chunks { hasher.update(Array(chunk.readableBytesView)) }
+                #expect(Hex.encode(hasher.finalize().bytes) == stored.sha256, "attempt \(attempt): a stored version is not whole")
+            } else {
+                #expect(!acknowledged, "attempt \(attempt): an acknowledged publish is missing")
+                #expect(try await store.resourceChunks(name: "big", version: 1, 0...1000).isEmpty, "attempt \(attempt): chunks left behind")
+                cut = (folder, keys, tar, work)
+            }
+            await store.database.shutdown()
         }
-        await store.database.shutdown()
+        let (folder, keys, tar, work) = try #require(cut, "every publish committed before it could be killed: the test proved nothing")
+
+        // After a restart nothing of the cut publish is served, and it can be published again.
         let server = try await ServeProcess.start(in: folder, environment: ["TMPDIR": work])
         defer { _ = server.process.stop() }
         try await keys.enrolApp(on: server)
         let api = try server.api
-        if killedMidway {
-            let missing = try await api.send(.get, "/v1/resources/big", signer: keys.appSigner)
-            #expect(missing.status == 404, "\(missing.text)")
-        }
+        let missing = try await api.send(.get, "/v1/resources/big", signer: keys.appSigner)
+        #expect(missing.status == 404, "\(missing.text)")
         let admin = try AdminClient(server: server.url, signer: keys.adminSigner, transport: api.transport)
         let (record, created) = try await admin.publish(name: "big", upload: tar)
-        #expect(created)
+        #expect(created && record.version == 1)
         var bigTransport = api.transport
         bigTransport.maximumResponseSize = 128 << 20
         let (request, _) = try await api.request(.get, "/v1/resources/big", signer: keys.appSigner)
@@ -128,10 +126,33 @@ import Testing
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
-    /// A flag one task sets and another reads.
-    final class Flag: Sendable {
-        private let value = Mutex(false)
-        func set() { value.withLock { $0 = true } }
-        var isSet: Bool { value.withLock { $0 } }
+    /// Kills `pid` with SIGKILL as soon as the file `wal` grows past `threshold` bytes, from a
+    /// thread of its own, until stopped.
+    final class WALKiller: Sendable {
+        let wal: String
+        let threshold: Int64
+        let pid: Int32
+        private let stopped = Mutex(false)
+
+        init(wal: String, threshold: Int64, pid: Int32) {
+            self.wal = wal
+            self.threshold = threshold
+            self.pid = pid
+        }
+
+        func start() {
+            Thread.detachNewThread { [self] in
+                var info = stat()
+                while !stopped.withLock({ $0 }) {
+                    if stat(wal, &info) == 0, Int64(info.st_size) > threshold {
+                        kill(pid, SIGKILL)
+                        return
+                    }
+                    usleep(200)
+                }
+            }
+        }
+
+        func stop() { stopped.withLock { $0 = true } }
     }
 }
