@@ -1,4 +1,3 @@
-import Synchronization
 import SignetCore
 
 /// The algorithms of RFC 9421's registry that Signet signs and verifies HTTP messages with.
@@ -92,7 +91,7 @@ public enum HTTPVerificationKey: Sendable {
     func verify(_ signature: [UInt8], base: [UInt8], label: String) throws(HTTPSignatureError) {
         switch self {
         case .hmacSHA256(let secret):
-            guard var mac = PreparedMACs.shared.authenticator(for: secret) else { throw .signatureInvalid(label: label) }
+            guard var mac = try? MessageAuthenticator(algorithm: .hmacSHA256, key: secret) else { throw .signatureInvalid(label: label) }
             mac.update(base)
             guard ConstantTime.equals(mac.finalize(), signature) else { throw .signatureInvalid(label: label) }
         case .publicKey(let key, let algorithm):
@@ -109,23 +108,3 @@ public enum HTTPVerificationKey: Sendable {
     }
 }
 
-/// HMAC states with the key already absorbed, per secret (the same `SecretBytes` object a key
-/// source hands out for a while), so a verification does not redo the key schedule. Bounded:
-/// when full it starts over. Holding the secret keeps its identity from being reused.
-final class PreparedMACs: Sendable {
-    static let shared = PreparedMACs()
-    private static let capacity = 256
-    private let entries = Mutex<[ObjectIdentifier: (secret: SecretBytes, mac: MessageAuthenticator)]>([:])
-
-    /// A fresh authenticator keyed with `secret` (a copy of the prepared state).
-    func authenticator(for secret: SecretBytes) -> MessageAuthenticator? {
-        let id = ObjectIdentifier(secret)
-        if let prepared = entries.withLock({ $0[id]?.mac }) { return prepared }
-        guard let mac = try? MessageAuthenticator(algorithm: .hmacSHA256, key: secret) else { return nil }
-        entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll() }
-            entries[id] = (secret, mac)
-        }
-        return mac
-    }
-}

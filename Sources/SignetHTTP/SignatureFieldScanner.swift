@@ -21,13 +21,16 @@ enum SignatureFieldScanner {
         let serialized: String
     }
 
-    /// The members of a one-line `Signature-Input`, or nil to use the general parser.
-    static func inputs(_ value: String) -> [Input]? {
+    /// The members of a one-line `Signature-Input`, or nil to use the general parser (also
+    /// past `limit` members, which the general parser then refuses).
+    static func inputs(_ value: String, limit: Int = .max) -> [Input]? {
         var members: [Input] = []
         let all = Array(value.utf8)
         var bytes = all[...]
         while true {
-            guard let label = token(&bytes), bytes.popFirst() == UInt8(ascii: "="), bytes.popFirst() == UInt8(ascii: "(") else { return nil }
+            guard members.count < limit, let label = token(&bytes), bytes.popFirst() == UInt8(ascii: "="), bytes.popFirst() == UInt8(ascii: "(") else {
+                return nil
+            }
             let start = bytes.startIndex - 1
             var components: [SignatureComponent] = []
             while bytes.first != UInt8(ascii: ")") {
@@ -65,12 +68,14 @@ enum SignatureFieldScanner {
         }
     }
 
-    /// The members of a one-line `Signature` (label → decoded bytes), or nil.
-    static func signatures(_ value: String) -> [(label: String, bytes: [UInt8])]? {
+    /// The members of a one-line `Signature` (label → decoded bytes), or nil (also past `limit`).
+    static func signatures(_ value: String, limit: Int = .max) -> [(label: String, bytes: [UInt8])]? {
         var members: [(label: String, bytes: [UInt8])] = []
         var bytes = Array(value.utf8)[...]
         while true {
-            guard let label = token(&bytes), bytes.popFirst() == UInt8(ascii: "="), bytes.popFirst() == UInt8(ascii: ":") else { return nil }
+            guard members.count < limit, let label = token(&bytes), bytes.popFirst() == UInt8(ascii: "="), bytes.popFirst() == UInt8(ascii: ":") else {
+                return nil
+            }
             let original = bytes
             while let byte = bytes.first, isBase64(byte) { bytes.removeFirst() }
             let text = original[original.startIndex..<bytes.startIndex]

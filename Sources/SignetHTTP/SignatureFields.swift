@@ -82,8 +82,8 @@ struct SignatureFields {
         let signatureValues = fields[values: .signature]
         guard inputValues.count == 1, signatureValues.count == 1, inputValues[0].utf8.count <= maximumFieldBytes,
               signatureValues[0].utf8.count <= maximumFieldBytes,
-              let inputs = SignatureFieldScanner.inputs(inputValues[0]), inputs.count <= maximumSignatures,
-              let signatures = SignatureFieldScanner.signatures(signatureValues[0]), signatures.count == inputs.count
+              let inputs = SignatureFieldScanner.inputs(inputValues[0], limit: maximumSignatures),
+              let signatures = SignatureFieldScanner.signatures(signatureValues[0], limit: maximumSignatures), signatures.count == inputs.count
         else { return nil }
         var entries: [Entry] = []
         entries.reserveCapacity(inputs.count)

@@ -106,7 +106,11 @@ public struct SignatureInput: Sendable, Equatable {
 
     /// The `@signature-params` value: the inner list serialised.
     public func serializedParameters() throws(HTTPSignatureError) -> String {
-        guard let innerList else { return serialized ?? "" }
+        guard let innerList else {
+            // An input is built either from an inner list or from scanned canonical text.
+            guard let serialized else { preconditionFailure("a SignatureInput holds an inner list or its serialisation") }
+            return serialized
+        }
         if let fast = InnerListSerializer.serialize(innerList) { return fast }
         do {
             return try Self.serialize(.innerList(innerList))
