@@ -33,11 +33,15 @@ public struct SignatureInput: Sendable, Equatable {
     public let components: [SignatureComponent]
     /// The parameters.
     public let parameters: SignatureParameters
-    /// The inner list as received or built; its serialisation is the `@signature-params` value.
-    /// Nil when ``SignatureFieldScanner`` read canonical text, kept in `serialized`.
-    let innerList: InnerList?
-    /// The `@signature-params` value as received, when it was canonical.
-    let serialized: String?
+    /// Where the `@signature-params` value comes from.
+    enum Source: Sendable {
+        /// An inner list as received or built: the value is its serialisation.
+        case innerList(InnerList)
+        /// Canonical text ``SignatureFieldScanner`` read: the value itself.
+        case canonical(String)
+    }
+
+    let source: Source
 
     /// Builds an input from components and parameters (in the order created, expires,
     /// nonce, alg, keyid, tag).
@@ -54,8 +58,7 @@ public struct SignatureInput: Sendable, Equatable {
         self.parameters = parameters
         var items = BareInnerList()
         for component in components { items.append(component.item) }
-        self.innerList = InnerList(bareInnerList: items, parameters: list)
-        self.serialized = nil
+        self.source = .innerList(InnerList(bareInnerList: items, parameters: list))
         _ = try serializedParameters()
     }
 
@@ -84,16 +87,14 @@ public struct SignatureInput: Sendable, Equatable {
         }
         self.components = components
         self.parameters = parameters
-        self.innerList = list
-        self.serialized = nil
+        self.source = .innerList(list)
     }
 
     /// An input ``SignatureFieldScanner`` read from canonical text.
     init(scanned: SignatureFieldScanner.Input) {
         components = scanned.components
         parameters = scanned.parameters
-        innerList = nil
-        serialized = scanned.serialized
+        source = .canonical(scanned.serialized)
     }
 
     /// Refuses a component listed twice. A pairwise scan: inputs list a handful of components,
@@ -106,10 +107,10 @@ public struct SignatureInput: Sendable, Equatable {
 
     /// The `@signature-params` value: the inner list serialised.
     public func serializedParameters() throws(HTTPSignatureError) -> String {
-        guard let innerList else {
-            // An input is built either from an inner list or from scanned canonical text.
-            guard let serialized else { preconditionFailure("a SignatureInput holds an inner list or its serialisation") }
-            return serialized
+        let innerList: InnerList
+        switch source {
+        case .canonical(let text): return text
+        case .innerList(let list): innerList = list
         }
         if let fast = InnerListSerializer.serialize(innerList) { return fast }
         do {

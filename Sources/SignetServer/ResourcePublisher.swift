@@ -63,20 +63,11 @@ struct ResourcePublisher: Sendable {
             if verified.manifest.version == latest.version, latest.manifestSHA256 == manifestDigest { return (latest, false) }
             throw .conflict(detail: "\(name) is already at version \(latest.version); a version is published once, and only a newer one after it")
         }
-        let digest: MessageDigest
-        let size: Int64
-        do {
-            let input = try FileInput(path: bundlePath)
-            size = input.size ?? 0
-            digest = try FileDigester.digest(input: input, algorithm: .sha256)
-        } catch {
-            throw .unavailable(detail: "\(bundlePath): \(error)")
-        }
-        let record = ResourceRecord(
-            name: name, version: verified.manifest.version, size: size, sha256: Hex.encode(digest.bytes), manifestSHA256: manifestDigest,
+        let unstored = ResourceRecord(
+            name: name, version: verified.manifest.version, size: 0, sha256: "", manifestSHA256: manifestDigest,
             expiresAt: verified.manifest.expires.map { Int64($0.timeIntervalSince1970) }, signedBy: kind == .tar ? "server" : "offline",
             publishedBy: admin, publishedAt: store.now)
-        try await store.publishResource(record, bundlePath: bundlePath)
+        let record = try await store.publishResource(unstored, bundlePath: bundlePath)
         return (record, true)
     }
 

@@ -55,12 +55,14 @@ extension ServerStore {
         }
     }
 
-    /// Stores the bundle at `path` as `record`, in one transaction with every chunk: the
-    /// version appears whole or not at all, on every node. Refused with
-    /// ``ServerError/conflict(detail:)`` unless it is newer than every stored version of the name.
-    public func publishResource(_ record: ResourceRecord, bundlePath path: String) async throws(ServerError) {
+    /// Stores the bundle at `path` as `record` — its `size` and `sha256` taken from the bytes
+    /// as they are stored — in one transaction with every chunk: the version appears whole or
+    /// not at all, on every node. Refused with ``ServerError/conflict(detail:)`` unless it is
+    /// newer than every stored version of the name. Returns the stored record.
+    @discardableResult
+    public func publishResource(_ record: ResourceRecord, bundlePath path: String) async throws(ServerError) -> ResourceRecord {
         let postgres = !database.isSQLite
-        try await database.transaction { sql in
+        return try await database.transaction { sql in
             if postgres {
                 // Two publishes of one name take turns (SQLite's BEGIN IMMEDIATE already does).
                 try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: "signet-resource/" + record.name)))").run()
@@ -73,6 +75,7 @@ extension ServerStore {
             }
             var chunk: Int64 = 0
             var stored: Int64 = 0
+            var hasher = DigestAlgorithm.sha256.makeHasher()
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.resourceChunkSize, alignment: 16)
             defer { buffer.deallocate() }
             while true {
@@ -83,7 +86,9 @@ extension ServerStore {
                     filled += count
                 }
                 if filled == 0 { break }
-                let data = ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
+                hasher.update(bufferPointer: bytes)
+                let data = ByteBuffer(bytes: bytes)
                 try await sql.raw("""
                     INSERT INTO resource_chunks (name, version, chunk, data)
                     VALUES (\(bind: record.name), \(bind: record.version), \(bind: chunk), \(bind: data))
@@ -92,15 +97,16 @@ extension ServerStore {
                 stored += Int64(filled)
                 if filled < buffer.count { break }
             }
-            guard stored == record.size else {
-                throw ServerError.unavailable(detail: "\(path) changed while it was stored (\(stored) of \(record.size) bytes)")
-            }
+            var record = record
+            record.size = stored
+            record.sha256 = Hex.encode(hasher.finalize().bytes)
             try await sql.raw("""
                 INSERT INTO resources (name, version, size, sha256, manifest_sha256, expires_at, signed_by, published_by, published_at)
                 VALUES (\(bind: record.name), \(bind: record.version), \(bind: record.size), \(bind: record.sha256),
                         \(bind: record.manifestSHA256), \(bind: record.expiresAt), \(bind: record.signedBy),
                         \(bind: record.publishedBy), \(bind: record.publishedAt))
                 """).run()
+            return record
         }
     }
 
