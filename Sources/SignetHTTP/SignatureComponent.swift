@@ -26,7 +26,9 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
 
     /// A component with no parameters; a field name is lower-cased.
     public init(_ name: String) {
-        self.name = name.hasPrefix("@") ? name : name.lowercased()
+        // Names are nearly always lower-case ASCII already; lowercased() would copy them anyway.
+        let needsLowering = name.utf8.first != UInt8(ascii: "@") && name.utf8.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        self.name = needsLowering ? name.lowercased() : name
     }
 
     /// `@method`: the request method, such as `POST`.
@@ -134,12 +136,31 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
     /// The identifier as it appears in a signature base line, e.g. `"@query-param";name="id"`.
     public var description: String {
         // Most components are a bare name that needs no escaping.
-        if isBare, received?.rfc9651Parameters.isEmpty ?? true, isDerived ? Self.derived.contains(name) : name.utf8.allSatisfy(Self.isTokenByte) {
-            return "\"" + name + "\""
-        }
+        if isPlainName { return "\"" + name + "\"" }
         var serializer = StructuredFieldValueSerializer()
         let bytes = (try? serializer.writeItemFieldValue(item)) ?? Array("\"\(name)\"".utf8)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A bare name that needs no escaping, written `"name"` (most components).
+    private var isPlainName: Bool {
+        isBare && (received?.rfc9651Parameters.isEmpty ?? true) && (isDerived ? Self.isKnownDerived(name) : name.utf8.allSatisfy(Self.isTokenByte))
+    }
+
+    /// Appends the identifier as it appears in a signature base line (``description``'s bytes).
+    func appendIdentifier(to base: inout [UInt8]) {
+        guard isPlainName else { return base.append(contentsOf: description.utf8) }
+        base.append(UInt8(ascii: "\""))
+        base.append(contentsOf: name.utf8)
+        base.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `name` is one of ``derived`` (a switch: cheaper than hashing into the set).
+    static func isKnownDerived(_ name: String) -> Bool {
+        switch name {
+        case "@method", "@target-uri", "@authority", "@scheme", "@request-target", "@path", "@query", "@query-param", "@status": return true
+        default: return false
+        }
     }
 
     /// Equal when the name and every parameter match, whatever order a received identifier wrote
@@ -162,7 +183,11 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
-        default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"),
+            UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"),
+            UInt8(ascii: "~"):
+            return true
+        default: return false
         }
     }
 }

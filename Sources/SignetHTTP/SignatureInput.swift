@@ -130,7 +130,7 @@ public struct SignatureInput: Sendable, Equatable {
         var base: [UInt8] = []
         base.reserveCapacity(256)
         for component in components {
-            base.append(contentsOf: component.description.utf8)
+            component.appendIdentifier(to: &base)
             base.append(contentsOf: ": ".utf8)
             base.append(contentsOf: try message.value(of: component).utf8)
             base.append(UInt8(ascii: "\n"))

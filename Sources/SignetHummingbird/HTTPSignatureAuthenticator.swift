@@ -91,7 +91,9 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
             return nil
         }
         let body = try await request.body.collect(upTo: maximumBodySize)
-        let verified = try await verify(head: request.head, bodyDigests: ContentDigest.digests(of: body.readableBytesView))
+        // No body, no digests: nothing to hash (a GET's usual case).
+        let digests = body.readableBytes == 0 ? nil : ContentDigest.digests(of: body.readableBytesView)
+        let verified = try await verify(head: request.head, bodyDigests: digests)
         return try await makeIdentity(verified, request, context)
     }
 

@@ -83,6 +83,37 @@ struct HMACVectorTests {
         }
     }
 
+    @Test(
+        "one key used again and again — interleaved, both algorithms, from many tasks at once — gives the RFC 4231 MAC every time (its kept key schedule is never changed by a use)",
+        arguments: try HMACVector.loadAll())
+    func keptKeySchedule(_ vector: HMACVector) async throws {
+        let key = SecretBytes(try TestVectors.bytes(hex: vector.key))
+        let data = try TestVectors.bytes(hex: vector.data)
+        for algorithm in MessageAuthenticator.Algorithm.allCases {
+            let expected = try TestVectors.bytes(hex: vector.expectedHex(algorithm))
+            // Two MACs under one key at once: feeding one leaves the other (and the key) alone.
+            var first = try MessageAuthenticator(algorithm: algorithm, key: key)
+            var second = try MessageAuthenticator(algorithm: algorithm, key: key)
+            first.update(data)
+            second.update([0x00])
+            #expect(vector.comparable(first.finalize()) == expected, "\(algorithm)")
+            var fresh = try MessageAuthenticator(algorithm: algorithm, key: SecretBytes(try TestVectors.bytes(hex: vector.key)))
+            fresh.update([0x00])
+            #expect(second.finalize() == fresh.finalize(), "\(algorithm)")
+            let tags = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                for _ in 0..<32 {
+                    group.addTask {
+                        var mac = try MessageAuthenticator(algorithm: algorithm, key: key)
+                        mac.update(data)
+                        return vector.comparable(mac.finalize())
+                    }
+                }
+                return try await group.reduce(into: [[UInt8]]()) { $0.append($1) }
+            }
+            #expect(tags.count == 32 && tags.allSatisfy { $0 == expected }, "\(algorithm)")
+        }
+    }
+
     @Test("authenticating a file gives the RFC 4231 MAC", arguments: try HMACVector.loadAll())
     func file(_ vector: HMACVector) throws {
         let scratch = try TemporaryFolder()

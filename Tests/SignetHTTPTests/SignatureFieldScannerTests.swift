@@ -91,4 +91,35 @@ import Testing
         #expect(SignatureFields.scanned(twice, maximumFieldBytes: 8192, maximumSignatures: 8) == nil)
         #expect(throws: HTTPSignatureError.self) { try SignatureFields(twice, maximumFieldBytes: 8192, maximumSignatures: 8) }
     }
+
+    @Test func theScannerDeclinesWhatOnlyTheGeneralReaderMayJudge() {
+        let params = #";created=1;keyid="k""#
+        for input in [
+            #"sig1=("@query-param")"# + params, #"sig1=("@unknown")"# + params, #"sig1=("@Method")"# + params,
+            #"sig1=("Content-Type")"# + params, #"sig1=("")"# + params, #"sig1=("@method" "@method")"# + params,
+            #"sig1=("@method");created=1;created=2"#, #"sig1=("@method");createdx=1"#, #"sig1=("@method");nonce=1"#,
+            #"sig1=("@method");created=01"#, #"sig1=("@method");Created=1"#,
+        ] {
+            #expect(SignatureFieldScanner.inputs(input) == nil, "\(input)")
+            #expect(HTTPFuzzing.scannerDisagreement(Self.fields(input, "sig1=:AAAA:")) == nil, "\(input)")
+        }
+        for signature in ["sig1=:A===:", "sig1=:====:", "sig1=::", "sig1=:AA=A:", "sig1=:AB==:", "sig1=: AAAA:"] {
+            #expect(SignatureFieldScanner.signatures(signature) == nil, "\(signature)")
+        }
+        #expect(SignatureFieldScanner.signatures("sig1=:AQ==:")?.first?.bytes == [1])
+        let read = SignatureFieldScanner.inputs(#"sig1=("@method" "x-a!b" "@path");tag="t";expires=5;alg="a";nonce="n";keyid="k";created=4"#)
+        #expect(read?.first?.components == [.method, SignatureComponent("x-a!b"), .path])
+        #expect(read?.first?.parameters.created == 4 && read?.first?.parameters.expires == 5 && read?.first?.parameters.tag == "t")
+    }
+
+    @Test func componentNamesAreLowerCasedOnlyWhenTheyNeedIt() {
+        #expect(SignatureComponent("X-Account").name == "x-account")
+        #expect(SignatureComponent("x-account").name == "x-account")
+        #expect(SignatureComponent("ÄRGER").name == "ärger")
+        #expect(SignatureComponent("@method").name == "@method")
+        #expect(SignatureComponent("@method").description == #""@method""#)
+        var base: [UInt8] = []
+        SignatureComponent.queryParameter("a b").appendIdentifier(to: &base)
+        #expect(String(decoding: base, as: UTF8.self) == SignatureComponent.queryParameter("a b").description)
+    }
 }

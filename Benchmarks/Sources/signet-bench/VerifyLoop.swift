@@ -3,19 +3,45 @@ import HTTPTypes
 import SignetCore
 import SignetHTTP
 
-/// `signet-bench verify-loop COUNT`: verifies one HMAC-signed GET (no body, no replay cache)
-/// COUNT times in process and prints the mean time per verification: a steady loop to run under
-/// `perf record` when looking for the cost of verification beyond the MAC itself.
-func verifyLoop(count: Int) async throws {
-    let secret = SecretBytes([UInt8](repeating: 9, count: 32))
-    let signer = HTTPMessageSigner(key: .hmacSHA256(secret), keyID: "bench-hmac")
+/// `signet-bench verify-loop COUNT [KIND]`: verifies one signed GET (no body, no replay
+/// cache) COUNT times in process and prints the mean time per verification; for a public key
+/// (KIND `ed25519` or `p256`; `hmac` by default) also the time of the bare signature check of
+/// its signature base, and the difference: what verification costs beyond the cryptography. A
+/// steady loop to run under `perf record` when looking for that cost.
+func verifyLoop(count: Int, kind: String) async throws {
+    let key: HTTPSigningKey
+    let verificationKey: HTTPVerificationKey
+    let keyID: String
+    var bare: (@Sendable ([UInt8]) throws -> Void)?
+    switch kind {
+    case "hmac":
+        let secret = SecretBytes([UInt8](repeating: 9, count: 32))
+        (key, verificationKey, keyID) = (.hmacSHA256(secret), .hmacSHA256(secret), "bench-hmac")
+    case "ed25519", "p256":
+        let privateKey = try PrivateKey.generate(kind == "p256" ? .p256 : .ed25519)
+        let algorithm = HTTPSignatureAlgorithms.default(for: privateKey.publicKey.kind)
+        let signer = try SoftwareSigner(key: privateKey, algorithm: algorithm)
+        let verifier = try PublicKeyVerifier(key: privateKey.publicKey, algorithm: algorithm)
+        (key, verificationKey, keyID) = (.signer(signer), .publicKey(privateKey.publicKey), privateKey.publicKey.fingerprint.description)
+        // A base of the signed request's size (its @signature-params line carries the key id).
+        let base = Array(String(repeating: "b", count: 250).utf8)
+        let signature = try await signer.sign(message: base)
+        bare = { _ in try verifier.verify(signature: signature, message: base) }
+    default:
+        throw SignetCoreError.invalidArgument(detail: "verify-loop: unknown key type \(kind) (hmac, ed25519, p256)")
+    }
+    let signer = HTTPMessageSigner(key: key, keyID: keyID)
     var request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/signed")
     try await signer.sign(&request)
     var policy = HTTPSignaturePolicy()
     policy.maximumAge = Int64.max / 4
-    let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(["bench-hmac": .hmacSHA256(secret)]), policy: policy)
+    let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys([keyID: verificationKey]), policy: policy)
     let start = DispatchTime.now().uptimeNanoseconds
     for _ in 0..<count { _ = try await verifier.verify(.request(request), bodyDigests: nil) }
-    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3
-    print(String(format: "%.2f µs per verification", elapsed / Double(count)))
+    let full = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3 / Double(count)
+    guard let bare else { return print(String(format: "%.2f µs per verification", full)) }
+    let bareStart = DispatchTime.now().uptimeNanoseconds
+    for _ in 0..<count { try bare([]) }
+    let check = Double(DispatchTime.now().uptimeNanoseconds - bareStart) / 1e3 / Double(count)
+    print(String(format: "%.2f µs per verification, %.2f µs the signature check alone, %.2f µs beyond it", full, check, full - check))
 }

@@ -24,14 +24,37 @@ public struct MessageAuthenticator: Sendable {
     /// The algorithm in use.
     public let algorithm: Algorithm
 
+    /// The key schedules a ``SecretBytes`` keeps: the MAC's state after the key, made on first
+    /// use. A MAC started from one copies it (the hash states are copied on write).
+    struct Prepared: Sendable {
+        var sha256: HMAC<SHA256>?
+        var sha512: HMAC<SHA512>?
+    }
+
     /// Starts a MAC computation under `key`. An empty key is refused: it is always a mistake.
+    ///
+    /// The key schedule is made once per `key` and kept with it (a server checks every request
+    /// under the same few keys); it goes when `key` does.
     public init(algorithm: Algorithm, key: SecretBytes) throws(SignetCoreError) {
         guard !key.isEmpty else { throw SignetCoreError.invalidArgument(detail: "the HMAC key is empty") }
-        let symmetric = key.withUnsafeBytes { SymmetricKey(data: $0) }
         self.algorithm = algorithm
         switch algorithm {
-        case .hmacSHA256: state = .sha256(HMAC<SHA256>(key: symmetric))
-        case .hmacSHA512: state = .sha512(HMAC<SHA512>(key: symmetric))
+        case .hmacSHA256:
+            if let prepared = key.preparedMACs.withLock({ $0.sha256 }) {
+                state = .sha256(prepared)
+            } else {
+                let mac = HMAC<SHA256>(key: key.withUnsafeBytes { SymmetricKey(data: $0) })
+                key.preparedMACs.withLock { $0.sha256 = mac }
+                state = .sha256(mac)
+            }
+        case .hmacSHA512:
+            if let prepared = key.preparedMACs.withLock({ $0.sha512 }) {
+                state = .sha512(prepared)
+            } else {
+                let mac = HMAC<SHA512>(key: key.withUnsafeBytes { SymmetricKey(data: $0) })
+                key.preparedMACs.withLock { $0.sha512 = mac }
+                state = .sha512(mac)
+            }
         }
     }
 

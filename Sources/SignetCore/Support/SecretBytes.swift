@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// A buffer for secret bytes (passphrases, HMAC keys, decrypted key material) that is zeroed
 /// when the last reference goes away.
@@ -31,6 +32,11 @@ public final class SecretBytes: @unchecked Sendable {
         self.init(array)
         SecretBytes.zero(&array)
     }
+
+    /// The HMAC key schedules made from these bytes (``MessageAuthenticator``), kept while the
+    /// secret lives so that a key that checks every request is not scheduled again for each; they
+    /// are released with the secret.
+    let preparedMACs = Mutex(MessageAuthenticator.Prepared())
 
     /// The number of secret bytes.
     public let count: Int
