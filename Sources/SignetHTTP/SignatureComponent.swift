@@ -27,7 +27,7 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
     /// A component with no parameters; a field name is lower-cased.
     public init(_ name: String) {
         // Names are nearly always lower-case ASCII already; lowercased() would copy them anyway.
-        let needsLowering = name.utf8.first != UInt8(ascii: "@") && name.utf8.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        let needsLowering = name.utf8.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } && !name.hasPrefix("@")
         self.name = needsLowering ? name.lowercased() : name
     }
 

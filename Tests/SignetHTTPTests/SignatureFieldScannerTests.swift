@@ -118,6 +118,12 @@ import Testing
         #expect(SignatureComponent("ÄRGER").name == "ärger")
         #expect(SignatureComponent("@method").name == "@method")
         #expect(SignatureComponent("@method").description == #""@method""#)
+        #expect(SignatureComponent("@\u{301}X").name == "@\u{301}x", "not a derived component: lower-cased")
+        // The switch and the set name the same derived components.
+        #expect(SignatureComponent.derived.allSatisfy(SignatureComponent.isKnownDerived))
+        for name in ["@methods", "@Method", "@", "method", "@query-params", "@signature-params"] {
+            #expect(!SignatureComponent.isKnownDerived(name), "\(name)")
+        }
         var base: [UInt8] = []
         SignatureComponent.queryParameter("a b").appendIdentifier(to: &base)
         #expect(String(decoding: base, as: UTF8.self) == SignatureComponent.queryParameter("a b").description)

@@ -10,8 +10,9 @@ import Synchronization
 /// A buffer for secret bytes (passphrases, HMAC keys, decrypted key material) that is zeroed
 /// when the last reference goes away.
 ///
-/// It is a class so that copies share one buffer and zeroing happens exactly once; it is
-/// immutable after creation, which makes it safe to share across tasks.
+/// It is a class so that copies share one buffer and zeroing happens exactly once; its bytes
+/// never change after creation, and the one thing it adds later (an HMAC key schedule made on
+/// first use) is behind a lock, which makes it safe to share across tasks.
 public final class SecretBytes: @unchecked Sendable {
     private let storage: UnsafeMutableRawBufferPointer
 
