@@ -39,23 +39,17 @@ public struct MessageAuthenticator: Sendable {
         guard !key.isEmpty else { throw SignetCoreError.invalidArgument(detail: "the HMAC key is empty") }
         self.algorithm = algorithm
         switch algorithm {
-        case .hmacSHA256:
-            if let prepared = key.preparedMACs.withLock({ $0.sha256 }) {
-                state = .sha256(prepared)
-            } else {
-                let mac = HMAC<SHA256>(key: key.withUnsafeBytes { SymmetricKey(data: $0) })
-                key.preparedMACs.withLock { $0.sha256 = mac }
-                state = .sha256(mac)
-            }
-        case .hmacSHA512:
-            if let prepared = key.preparedMACs.withLock({ $0.sha512 }) {
-                state = .sha512(prepared)
-            } else {
-                let mac = HMAC<SHA512>(key: key.withUnsafeBytes { SymmetricKey(data: $0) })
-                key.preparedMACs.withLock { $0.sha512 = mac }
-                state = .sha512(mac)
-            }
+        case .hmacSHA256: state = .sha256(Self.prepared(key, \.sha256))
+        case .hmacSHA512: state = .sha512(Self.prepared(key, \.sha512))
         }
+    }
+
+    /// The MAC state after `key` for one hash, made once and kept in `key`.
+    private static func prepared<H: HashFunction>(_ key: SecretBytes, _ slot: WritableKeyPath<Prepared, HMAC<H>?>) -> HMAC<H> {
+        if let mac = key.preparedMACs.withLock({ $0[keyPath: slot] }) { return mac }
+        let mac = HMAC<H>(key: key.withUnsafeBytes { SymmetricKey(data: $0) })
+        key.preparedMACs.withLock { $0[keyPath: slot] = mac }
+        return mac
     }
 
     /// Feeds more input.
