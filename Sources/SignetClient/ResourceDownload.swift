@@ -41,30 +41,38 @@ struct ResourceDownload: Sendable {
         }
     }
 
-    /// The size of the partial download, 0 when there is none (or no tag to resume it with).
-    var partialSize: Int64 {
+    /// The partial download to resume: its size and the tag it belongs to; nil when there is
+    /// none (or no tag to resume it with).
+    var partial: (size: Int64, tag: String)? {
         var info = stat()
-        guard lstat(partialPath, &info) == 0, info.st_mode & S_IFMT == S_IFREG, partialTag != nil else { return 0 }
-        return Int64(info.st_size)
+        guard lstat(partialPath, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0, let tag = Self.read(partialTagPath) else {
+            return nil
+        }
+        return (Int64(info.st_size), tag)
     }
-
-    var partialTag: String? { Self.read(partialTagPath) }
 
     func discardPartial() {
         unlink(partialPath)
         unlink(partialTagPath)
     }
 
-    /// The tag of the version in place, when `destination` still holds exactly the manifest
-    /// the state recorded (else the whole bundle is asked for again).
-    func installedTag(destination: String, state: BundleState) -> String? {
+    /// The version in place: its tag, its version and the manifest's bytes.
+    struct Installed {
+        let tag: String
+        let version: Int64
+        let manifest: [UInt8]
+    }
+
+    /// The version in place, when `destination` still holds exactly the manifest the state
+    /// recorded (else the whole bundle is asked for again).
+    func installed(destination: String, state: BundleState) -> Installed? {
         guard let text = Self.read(installedPath), let space = text.firstIndex(of: " "),
               let accepted = try? state.accepted(of: name),
               Hex.encode(accepted.manifestDigest) == text[text.index(after: space)...],
               let manifest = try? FileInput.readAll(path: destination + "/.signet/manifest.json", limit: 32 << 20),
               DigestAlgorithm.sha256.hash(manifest).bytes == accepted.manifestDigest
         else { return nil }
-        return String(text[..<space])
+        return Installed(tag: String(text[..<space]), version: accepted.version, manifest: manifest)
     }
 
     /// Records the tag of the version now in place: the SHA-256 of the bundle the client
@@ -88,7 +96,9 @@ struct ResourceDownload: Sendable {
 /// after the response completed.
 final class DownloadSink: HTTPSBodySink, @unchecked Sendable {
     let download: ResourceDownload
+    /// The size of the partial download resumed (0: none) and the tag it belongs to.
     let resumeFrom: Int64
+    let resumeTag: String?
     let maximumSize: Int64
     let deadline: ContinuousClock.Instant
     private var descriptor: Int32 = -1
@@ -99,9 +109,10 @@ final class DownloadSink: HTTPSBodySink, @unchecked Sendable {
     /// Why the sink stopped the download, when it did.
     private(set) var refusal: ClientError?
 
-    init(download: ResourceDownload, resumeFrom: Int64, maximumSize: Int64, deadline: ContinuousClock.Instant) {
+    init(download: ResourceDownload, resuming partial: (size: Int64, tag: String)?, maximumSize: Int64, deadline: ContinuousClock.Instant) {
         self.download = download
-        self.resumeFrom = resumeFrom
+        self.resumeFrom = partial?.size ?? 0
+        self.resumeTag = partial?.tag
         self.maximumSize = maximumSize
         self.deadline = deadline
     }
@@ -132,7 +143,7 @@ final class DownloadSink: HTTPSBodySink, @unchecked Sendable {
             flags = O_WRONLY | O_CREAT | O_TRUNC
         case 206:
             guard resumeFrom > 0, let range = head.headerFields[.contentRange], range.hasPrefix("bytes \(resumeFrom)-"),
-                  head.headerFields[.eTag] == download.partialTag
+                  head.headerFields[.eTag] == resumeTag
             else {
                 throw refuse(.malformedResponse(detail: "a partial answer that does not continue the download"))
             }

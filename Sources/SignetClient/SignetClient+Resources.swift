@@ -53,13 +53,13 @@ extension SignetClient {
         let state = BundleState(folder: stateFolder)
         var retried = false
         while true {
-            let installed = download.installedTag(destination: destination, state: state)
-            let (head, body, sink) = try await requestBundle(name, installed: installed, download: download)
+            let installed = download.installed(destination: destination, state: state)
+            let (head, body, sink) = try await requestBundle(name, installed: installed?.tag, download: download)
+            if head.status.code == 304, let installed {
+                try Self.requireUnexpired(installed, destination: destination, name: name, now: configuration.clock())
+                return FetchedResource(name: name, version: installed.version, updated: false, files: 0, trustRootVersion: trust.version)
+            }
             switch head.status.code {
-            case 304 where installed != nil:
-                try Self.requireUnexpired(destination: destination, name: name, now: configuration.clock())
-                let version = (try? state.acceptedVersion(of: name)) ?? nil
-                return FetchedResource(name: name, version: version ?? 0, updated: false, files: 0, trustRootVersion: trust.version)
             case 416 where !retried:
                 download.discardPartial()
                 retried = true
@@ -113,15 +113,15 @@ extension SignetClient {
             request.headerFields[.ifNoneMatch] = installed
             covered.append(SignatureComponent("if-none-match"))
         }
-        let resumeFrom = download.partialSize
-        if resumeFrom > 0, let tag = download.partialTag {
-            request.headerFields[.range] = "bytes=\(resumeFrom)-"
-            request.headerFields[.ifRange] = tag
+        let partial = download.partial
+        if let partial {
+            request.headerFields[.range] = "bytes=\(partial.size)-"
+            request.headerFields[.ifRange] = partial.tag
             covered += [SignatureComponent("range"), SignatureComponent("if-range")]
         }
         try await sign(&request, body: nil, components: covered)
         let sink = DownloadSink(
-            download: download, resumeFrom: resumeFrom, maximumSize: configuration.maximumResourceSize,
+            download: download, resuming: partial, maximumSize: configuration.maximumResourceSize,
             deadline: ContinuousClock.now + configuration.maximumResourceDownloadTime)
         let head: HTTPResponse
         let body: [UInt8]
@@ -157,10 +157,10 @@ extension SignetClient {
     }
 
     /// A version in place that the server says is current must not have expired meanwhile.
-    static func requireUnexpired(destination: String, name: String, now: Date) throws(ClientError) {
+    static func requireUnexpired(_ installed: ResourceDownload.Installed, destination: String, name: String, now: Date) throws(ClientError) {
         let path = destination + "/.signet/manifest.json"
         do {
-            let manifest = try BundleManifest(bytes: try FileInput.readAll(path: path, limit: 32 << 20), source: path)
+            let manifest = try BundleManifest(bytes: installed.manifest, source: path)
             if let expires = manifest.expires, expires < now {
                 throw ClientError.resourceRefused(
                     code: "bundle.expired", detail: "\(name) in \(destination) expired at \(BundleDate.format(expires)) and the server has no newer version")

@@ -74,9 +74,9 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
                 message: HTTPSignatureError.missingSignature(detail: "the request has no Signature-Input and Signature fields").description)
         }
         var request = request
-        _ = try await request.collectBody(upTo: maximumBodySize)
+        let body = try await request.collectBody(upTo: maximumBodySize)
         var context = context
-        if let identity = try await authenticate(request: request, context: context) {
+        if let identity = try await authenticate(request: request, body: body, context: context) {
             context.identity = identity
         }
         return try await next(request, context)
@@ -90,7 +90,11 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
         if missingSignature == .passThrough, request.headers[.signatureInput] == nil, request.headers[.signature] == nil {
             return nil
         }
-        let body = try await request.body.collect(upTo: maximumBodySize)
+        return try await authenticate(request: request, body: try await request.body.collect(upTo: maximumBodySize), context: context)
+    }
+
+    /// ``authenticate(request:context:)`` with the body already collected.
+    private func authenticate(request: Request, body: ByteBuffer, context: Context) async throws -> Identity? {
         // No body, no digests: nothing to hash (a GET's usual case).
         let digests = body.readableBytes == 0 ? nil : ContentDigest.digests(of: body.readableBytesView)
         let verified = try await verify(head: request.head, bodyDigests: digests)

@@ -77,6 +77,18 @@ import Testing
     }
 
     /// The admin API through the proxy, trusting the server's pins.
+    /// Through the proxy: version 1 of `maps` published; the admin client, the app's folder, the
+    /// destination in it, the client's state folder and a client through the proxy.
+    static func publishFirstVersion(_ server: TestServer, via proxy: TLSProxy) async throws
+        -> (admin: AdminClient, app: String, destination: String, state: String, client: SignetClient)
+    {
+        let admin = try Self.admin(server, via: proxy)
+        #expect(try await admin.publish(name: "maps", upload: TarBuilder.archive(files: [("readme.txt", "version one")])).created)
+        let app = try Self.appFolder(server)
+        let state = server.folder.file("state")
+        return (admin, app, app + "/maps", state, try Self.client(server, port: proxy.port, state: state))
+    }
+
     static func admin(_ server: TestServer, via proxy: TLSProxy) throws -> AdminClient {
         try AdminClient(server: proxy.url, signer: server.adminSigner, transport: server.api.transport)
     }
@@ -143,12 +155,7 @@ import Testing
         let mallory = try await TLSProxy.selfSignedIdentity()
         try await Self.withServerBehindProxy { proxy, server in
             // Through the genuine terminator: version 1 published and installed, version 2 published.
-            let admin = try Self.admin(server, via: proxy)
-            #expect(try await admin.publish(name: "maps", upload: TarBuilder.archive(files: [("readme.txt", "version one")])).created)
-            let app = try Self.appFolder(server)
-            let destination = app + "/maps"
-            let state = server.folder.file("state")
-            let client = try Self.client(server, port: proxy.port, state: state)
+            let (admin, app, destination, state, client) = try await Self.publishFirstVersion(server, via: proxy)
             #expect(try await client.fetchResource("maps", into: destination).version == 1)
             #expect(try await admin.publish(name: "maps", upload: TarBuilder.archive(files: [("readme.txt", "version two")])).record.version == 2)
             let records = try await server.store.resources()
@@ -200,12 +207,7 @@ import Testing
     @Test func aTerminatorWithTheServersKeyCannotAlterAResource() async throws {
         let tampering = Tampering()
         try await Self.withServerBehindProxy(rewrite: tampering.rewrite) { proxy, server in
-            let admin = try Self.admin(server, via: proxy)
-            #expect(try await admin.publish(name: "maps", upload: TarBuilder.archive(files: [("readme.txt", "version one")])).created)
-            let app = try Self.appFolder(server)
-            let destination = app + "/maps"
-            let state = server.folder.file("state")
-            let client = try Self.client(server, port: proxy.port, state: state)
+            let (admin, app, destination, state, client) = try await Self.publishFirstVersion(server, via: proxy)
             let first = try await client.fetchResource("maps", into: destination)
             #expect(first.version == 1 && first.updated && first.files == 1)
             let second = try await admin.publish(name: "maps", upload: TarBuilder.archive(files: [("readme.txt", "version two"), ("extra.txt", "more")]))

@@ -47,6 +47,12 @@ import Testing
     }
 
     /// Publishes version 1 of `site`, installs it with an honest client, publishes version 2.
+    /// What most tests start from: a scratch folder, the admin client, the destination `site`
+    /// and the client's state folder.
+    static func scene(_ server: TestServer, _ prefix: String) throws -> (TemporaryFolder, AdminClient, String, String) {
+        (try TemporaryFolder(prefix: prefix), try server.adminClient, server.folder.file("site"), server.folder.file("state"))
+    }
+
     static func installOneThenPublishTwo(_ server: TestServer, admin: AdminClient, folder: TemporaryFolder, destination: String) async throws {
         _ = try await admin.publish(name: "site", upload: try F.tar(["index.html": F.bytes("one")], in: folder, name: "one"))
         _ = try await F.client(server).fetchResource("site", into: destination)
@@ -112,10 +118,7 @@ import Testing
 
     @Test func aRewrittenBodyFailsTheResponseSignatureFirst() async throws {
         try await TestServer.with { server in
-            let folder = try TemporaryFolder(prefix: "signet-fetch-signature")
-            let admin = try server.adminClient
-            let destination = server.folder.file("site")
-            let state = server.folder.file("state")
+            let (folder, admin, destination, state) = try Self.scene(server, "signet-fetch-signature")
             try await Self.installOneThenPublishTwo(server, admin: admin, folder: folder, destination: destination)
             let served = try await server.api.send(.get, "/v1/resources/site/2", signer: server.appSigner)
             try #require(served.status == 200)
@@ -137,10 +140,7 @@ import Testing
 
     @Test func aClientWalksTheRotationsToTheNewKey() async throws {
         try await TestServer.with { server in
-            let folder = try TemporaryFolder(prefix: "signet-fetch-rotation")
-            let admin = try server.adminClient
-            let destination = server.folder.file("site")
-            let state = server.folder.file("state")
+            let (folder, admin, destination, state) = try Self.scene(server, "signet-fetch-rotation")
             let newKey = try F.signer()
             let next = try await server.trustRoot.rotated(
                 to: [TrustedKey(publicKey: newKey.publicKey)], threshold: 1, signedBy: [server.identity.responseSigner])
@@ -166,10 +166,7 @@ import Testing
 
     @Test func aRotationTheCurrentRootDidNotSignIsRefused() async throws {
         try await TestServer.with { server in
-            let folder = try TemporaryFolder(prefix: "signet-fetch-forged-root")
-            let admin = try server.adminClient
-            let destination = server.folder.file("site")
-            let state = server.folder.file("state")
+            let (folder, admin, destination, state) = try Self.scene(server, "signet-fetch-forged-root")
             try await Self.installOneThenPublishTwo(server, admin: admin, folder: folder, destination: destination)
 
             let stranger = try F.signer()

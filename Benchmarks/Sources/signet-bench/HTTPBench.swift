@@ -60,23 +60,12 @@ func httpServerBench(folder: String, count: Int) async throws {
                     ("hmac", HTTPMessageSigner(key: .hmacSHA256(secret), keyID: "bench-hmac")),
                 ]
                 for (name, signer) in signers {
-                    // Two halves at once: pre-signing is most of the start-up.
-                    let halves = try await withThrowingTaskGroup(of: (Int, String).self) { group in
-                        for half in 0..<2 {
-                            group.addTask {
-                                var lines = ""
-                                lines.reserveCapacity(count / 2 * 300)
-                                for _ in (half == 0 ? 0..<count / 2 : count / 2..<count) {
-                                    var request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/signed")
-                                    try await signer.sign(&request)
-                                    lines += request.headerFields[.signatureInput]! + "\t" + request.headerFields[.signature]! + "\n"
-                                }
-                                return (half, lines)
-                            }
-                        }
-                        return try await group.reduce(into: ["", ""]) { $0[$1.0] = $1.1 }
+                    let lines = try await signedLines(count: count) { _ in
+                        var request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/signed")
+                        try await signer.sign(&request)
+                        return request.headerFields[.signatureInput]! + "\t" + request.headerFields[.signature]! + "\n"
                     }
-                    try (halves[0] + halves[1]).write(toFile: folder + "/" + name + ".txt", atomically: true, encoding: .utf8)
+                    try lines.write(toFile: folder + "/" + name + ".txt", atomically: true, encoding: .utf8)
                 }
                 try String(port).write(toFile: folder + "/port", atomically: true, encoding: .utf8)
             } catch {

@@ -12,7 +12,7 @@ func verifyLoop(count: Int, kind: String) async throws {
     let key: HTTPSigningKey
     let verificationKey: HTTPVerificationKey
     let keyID: String
-    var bare: (@Sendable ([UInt8]) throws -> Void)?
+    var bare: (@Sendable () throws -> Void)?
     switch kind {
     case "hmac":
         let secret = SecretBytes([UInt8](repeating: 9, count: 32))
@@ -26,7 +26,7 @@ func verifyLoop(count: Int, kind: String) async throws {
         // A base of the signed request's size (its @signature-params line carries the key id).
         let base = Array(String(repeating: "b", count: 250).utf8)
         let signature = try await signer.sign(message: base)
-        bare = { _ in try verifier.verify(signature: signature, message: base) }
+        bare = { try verifier.verify(signature: signature, message: base) }
     default:
         throw SignetCoreError.invalidArgument(detail: "verify-loop: unknown key type \(kind) (hmac, ed25519, p256)")
     }
@@ -45,7 +45,7 @@ func verifyLoop(count: Int, kind: String) async throws {
         fullTime += Double(DispatchTime.now().uptimeNanoseconds - start)
         guard let bare else { continue }
         let bareStart = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<count / batches { try bare([]) }
+        for _ in 0..<count / batches { try bare() }
         checkTime += Double(DispatchTime.now().uptimeNanoseconds - bareStart)
     }
     let full = fullTime / 1e3 / Double(count / batches * batches)

@@ -46,10 +46,12 @@ public struct MessageAuthenticator: Sendable {
 
     /// The MAC state after `key` for one hash, made once and kept in `key`.
     private static func prepared<H: HashFunction>(_ key: SecretBytes, _ slot: WritableKeyPath<Prepared, HMAC<H>?>) -> HMAC<H> {
-        if let mac = key.preparedMACs.withLock({ $0[keyPath: slot] }) { return mac }
-        let mac = HMAC<H>(key: key.withUnsafeBytes { SymmetricKey(data: $0) })
-        key.preparedMACs.withLock { $0[keyPath: slot] = mac }
-        return mac
+        key.preparedMACs.withLock { prepared in
+            if let mac = prepared[keyPath: slot] { return mac }
+            let mac = HMAC<H>(key: key.withUnsafeBytes { SymmetricKey(data: $0) })
+            prepared[keyPath: slot] = mac
+            return mac
+        }
     }
 
     /// Feeds more input.
