@@ -142,12 +142,19 @@ extension ServerStore {
 
     /// The newest trust root, nil before the first is stored.
     public func currentTrustRoot() async throws(ServerError) -> TrustRoot? {
-        let bytes = try await database.withConnection { sql in
-            try await sql.raw("SELECT root FROM trust_roots ORDER BY version DESC LIMIT 1").first().map { try $0.text("root") }
-        }
-        guard let bytes else { return nil }
+        guard let text = try await database.withConnection({ sql in try await Self.newestTrustRootText(sql) }) else { return nil }
+        return try Self.storedTrustRoot(text)
+    }
+
+    /// The text of the newest stored trust root, nil before the first.
+    private static func newestTrustRootText(_ sql: any SQLDatabase) async throws -> String? {
+        try await sql.raw("SELECT root FROM trust_roots ORDER BY version DESC LIMIT 1").first().map { try $0.text("root") }
+    }
+
+    /// A stored trust root read back; one that does not read is a damaged database.
+    private static func storedTrustRoot(_ text: String) throws(ServerError) -> TrustRoot {
         do {
-            return try TrustRoot(bytes: Array(bytes.utf8), source: "the stored trust root")
+            return try TrustRoot(bytes: Array(text.utf8), source: "the stored trust root")
         } catch {
             throw .unavailable(detail: "the stored trust root cannot be read: \(error)")
         }
@@ -161,21 +168,21 @@ extension ServerStore {
     public func seedTrustRoot(_ root: TrustRoot, mustMatch: Bool = true) async throws(ServerError) -> TrustRoot {
         let text = String(decoding: root.fileBytes, as: UTF8.self)
         let now = self.now
-        let stored = try await database.transaction { sql in
+        // Whether `root` may stand, and the newest root's text.
+        let (stored, current) = try await database.transaction { sql in
             let rows = try await sql.raw("SELECT version, root FROM trust_roots ORDER BY version").all()
-            if rows.isEmpty {
+            guard let newest = rows.last else {
                 try await sql.raw("""
                     INSERT INTO trust_roots (version, root, added_at) VALUES (\(bind: root.version), \(bind: text), \(bind: now))
                     """).run()
-                return true
+                return (true, text)
             }
-            return try !mustMatch || rows.contains { try $0.text("root") == text }
+            return (try !mustMatch || rows.contains { try $0.text("root") == text }, try newest.text("root"))
         }
         guard stored else {
             throw .configuration(detail: "the database holds another trust root than the one given (version \(root.version)); a new root is added as a rotation signed by the current one")
         }
-        guard let current = try await currentTrustRoot() else { throw .unavailable(detail: "the trust root vanished") }
-        return current
+        return try Self.storedTrustRoot(current)
     }
 
     /// Adds `next` as the next trust root: its version must follow the current one, and a
@@ -185,10 +192,10 @@ extension ServerStore {
         let text = String(decoding: next.fileBytes, as: UTF8.self)
         let now = self.now
         try await database.transaction { sql in
-            guard let row = try await sql.raw("SELECT root FROM trust_roots ORDER BY version DESC LIMIT 1").first() else {
+            guard let stored = try await Self.newestTrustRootText(sql) else {
                 throw ServerError.conflict(detail: "there is no trust root to rotate from yet")
             }
-            let current = try TrustRoot(bytes: Array(try row.text("root").utf8), source: "the stored trust root")
+            let current = try TrustRoot(bytes: Array(stored.utf8), source: "the stored trust root")
             if current.fileBytes == next.fileBytes { return }
             do {
                 try current.accepts(next, source: "the new trust root")

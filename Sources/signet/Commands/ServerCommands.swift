@@ -204,6 +204,15 @@ enum ServerOutput {
         "\(enrolled.name)\t\(enrolled.algorithm)\t\(enrolled.keyId)\(enrolled.revokedAt != nil ? "\trevoked" : "")\n"
     }
 
+    static func print(_ records: [ResourceRecord], json: Bool) throws {
+        if json { return try printJSON(records) }
+        Console.write(records.map(line).joined())
+    }
+
+    static func line(_ record: ResourceRecord) -> String {
+        "\(record.name)\t\(record.version)\t\(record.size)\tsha256:\(record.sha256)\t\(record.signedBy)\n"
+    }
+
     static func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]

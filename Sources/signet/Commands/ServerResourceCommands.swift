@@ -36,7 +36,7 @@ struct ServerResourceCommand: AsyncParsableCommand {
             let upload = try FileInput.readAll(path: file, limit: 1 << 30)
             let (record, created) = try await connection.client().publish(name: name, upload: upload, expires: expiry)
             if json { return try ServerOutput.printJSON(record) }
-            Console.write(ServerResourceCommand.line(record))
+            Console.write(ServerOutput.line(record))
             if !created { Console.note("\(name) \(record.version) was already published: nothing changed", quiet: false) }
         }
     }
@@ -47,14 +47,8 @@ struct ServerResourceCommand: AsyncParsableCommand {
         @OptionGroup var connection: AdminConnectionOptions
 
         func run() async throws {
-            let records = try await connection.client().resources()
-            if json { return try ServerOutput.printJSON(records) }
-            Console.write(records.map(ServerResourceCommand.line).joined())
+            try ServerOutput.print(try await connection.client().resources(), json: json)
         }
-    }
-
-    static func line(_ record: ResourceRecord) -> String {
-        "\(record.name)\t\(record.version)\t\(record.size)\tsha256:\(record.sha256)\t\(record.signedBy)\n"
     }
 }
 
