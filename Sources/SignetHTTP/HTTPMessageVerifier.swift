@@ -132,7 +132,8 @@ public struct HTTPMessageVerifier: Sendable {
         let found: HTTPVerificationKey?
         do { found = try await keys.verificationKey(for: keyID) } catch { throw .unknownKey(keyID: keyID) }
         guard let key = found else { throw .unknownKey(keyID: keyID) }
-        if let declared = parameters.algorithm {
+        // The common case, the key's own algorithm named, needs no parse.
+        if let declared = parameters.algorithm, declared != key.algorithm.rawValue || !HTTPSignatureAlgorithms.supported.contains(key.algorithm) {
             let algorithm = try HTTPSignatureAlgorithms.parse(declared)
             guard algorithm == key.algorithm else { throw .algorithmMismatch(declared: declared, key: key.algorithm.rawValue) }
         }

@@ -93,7 +93,7 @@ public enum HTTPVerificationKey: Sendable {
         case .hmacSHA256(let secret):
             guard var mac = try? MessageAuthenticator(algorithm: .hmacSHA256, key: secret) else { throw .signatureInvalid(label: label) }
             mac.update(base)
-            guard ConstantTime.equals(mac.finalize(), signature) else { throw .signatureInvalid(label: label) }
+            guard mac.matches(signature) else { throw .signatureInvalid(label: label) }
         case .publicKey(let key, let algorithm):
             guard HTTPSignatureAlgorithms.supported.contains(algorithm), algorithm.fits(key.kind) else {
                 throw .algorithmMismatch(declared: algorithm.rawValue, key: key.kind.description)

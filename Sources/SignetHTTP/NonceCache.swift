@@ -20,21 +20,46 @@ public final class InMemoryNonceCache: NonceCache {
     /// The most nonces held at once.
     public let capacity: Int
     private let clock: @Sendable () -> Date
+    /// Two random salts, so that the fingerprints of this cache are its own.
+    private let salts: (UInt64, UInt64)
     /// A lock rather than an actor: an insert is a few dictionary operations, cheaper than
     /// the thread hop an actor costs a server on every request.
     private let state = Mutex(State())
 
+    /// What is remembered of a key id and nonce: 128 bits of two salted SipHash runs over
+    /// both, rather than the strings. Fixed-size keys are hashed and compared without touching
+    /// the heap, a large cache stays small, and two different pairs share a fingerprint with
+    /// odds of about one in 2¹²⁸ per pair held (a shared one would refuse a new request as a
+    /// replay, never let a replay through).
+    private struct Fingerprint: Hashable {
+        let high: UInt64
+        let low: UInt64
+
+        // `high` is already a uniform hash: the dictionary needs no more of it.
+        func hash(into hasher: inout Hasher) { hasher.combine(high) }
+    }
+
     private struct State {
-        var expiries: [String: Date] = [:]
-        /// Keys in insertion order, for sweeping; may hold keys already removed.
-        var order: [String] = []
+        var expiries: [Fingerprint: Date] = [:]
+        /// Fingerprints in insertion order, for sweeping; may hold ones already removed.
+        var order: [Fingerprint] = []
         var head = 0
     }
 
-    /// A cache holding at most `capacity` nonces (100,000 by default: about 20 MiB).
+    /// A cache holding at most `capacity` nonces (100,000 by default: about 8 MiB).
+    ///
+    /// The room for `capacity` nonces is reserved at once (the memory is touched only as it
+    /// fills): a cache that grew instead would stop every request, under its lock, to copy
+    /// everything it holds each time it doubled.
     public init(capacity: Int = 100_000, clock: @escaping @Sendable () -> Date = Date.init) {
         self.capacity = max(1, capacity)
         self.clock = clock
+        var random = SystemRandomNumberGenerator()
+        self.salts = (random.next(), random.next())
+        state.withLock {
+            $0.expiries.reserveCapacity(self.capacity)
+            $0.order.reserveCapacity(self.capacity)
+        }
     }
 
     /// How many nonces are held now.
@@ -44,7 +69,7 @@ public final class InMemoryNonceCache: NonceCache {
     /// ``HTTPSignatureError/replayCacheFull`` when ``capacity`` unexpired nonces are held.
     public func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
         let now = clock()
-        let key = keyID + "\u{0}" + nonce
+        let key = fingerprint(nonce: nonce, keyID: keyID)
         let capacity = capacity
         return try state.withLock { (state: inout State) throws(HTTPSignatureError) -> Bool in
             if let known = state.expiries[key] {
@@ -60,6 +85,20 @@ public final class InMemoryNonceCache: NonceCache {
         }
     }
 
+    /// The pair's fingerprint. Swift hashes a string with an end marker after it, so
+    /// ("k", "1n2") and ("k1", "n2") differ.
+    private func fingerprint(nonce: String, keyID: String) -> Fingerprint {
+        var first = Hasher()
+        first.combine(salts.0)
+        first.combine(keyID)
+        first.combine(nonce)
+        var second = Hasher()
+        second.combine(salts.1)
+        second.combine(keyID)
+        second.combine(nonce)
+        return Fingerprint(high: UInt64(bitPattern: Int64(first.finalize())), low: UInt64(bitPattern: Int64(second.finalize())))
+    }
+
     /// Drops expired entries: from the front of the insertion order (cheap, the common
     /// case), or all of them when the cache is full.
     private static func sweep(_ state: inout State, now: Date, everything: Bool) {
@@ -71,12 +110,15 @@ public final class InMemoryNonceCache: NonceCache {
             }
             state.head += 1
         }
+        // Both are pruned in place, keeping the room reserved for them.
         if everything {
-            state.expiries = state.expiries.filter { $0.value > now }
+            let expired = state.expiries.compactMap { $0.value > now ? nil : $0.key }
+            for key in expired { state.expiries[key] = nil }
         }
         if everything || (state.head > 1024 && state.head * 2 > state.order.count) {
+            state.order.removeSubrange(..<state.head)
             let live = state.expiries
-            state.order = state.order[state.head...].filter { live[$0] != nil }
+            state.order.removeAll { live[$0] == nil }
             state.head = 0
         }
     }

@@ -26,9 +26,8 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
 
     /// A component with no parameters; a field name is lower-cased.
     public init(_ name: String) {
-        // Names are nearly always lower-case ASCII already; lowercased() would copy them anyway.
-        let needsLowering = name.utf8.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } && !name.hasPrefix("@")
-        self.name = needsLowering ? name.lowercased() : name
+        // Checked in this order: the scan is cheaper than hasPrefix, and nearly always false.
+        self.name = name.hasCapitalOrNonASCII && !name.hasPrefix("@") ? name.lowercased() : name
     }
 
     /// `@method`: the request method, such as `POST`.
@@ -190,4 +189,16 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
         default: return false
         }
     }
+}
+
+extension String {
+    /// Whether `lowercased()` could change the string: it has an ASCII capital or a byte
+    /// outside ASCII.
+    var hasCapitalOrNonASCII: Bool {
+        utf8.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+    }
+
+    /// `lowercased()`, without its copy when there is nothing to lower, as with nearly every
+    /// field name, scheme and host.
+    var lowercasedIfNeeded: String { hasCapitalOrNonASCII ? lowercased() : self }
 }

@@ -73,11 +73,11 @@ public struct SignedMessage: Sendable {
         case "@method": return request.method.rawValue
         case "@scheme":
             guard let scheme = request.scheme else { throw .missingComponent("@scheme") }
-            return scheme.lowercased()
+            return scheme.lowercasedIfNeeded
         case "@authority": return try authority(of: request)
         case "@target-uri":
             guard let scheme = request.scheme else { throw .missingComponent("@target-uri (no scheme)") }
-            return scheme.lowercased() + "://" + (try authority(of: request)) + (target.isEmpty ? "/" : target)
+            return scheme.lowercasedIfNeeded + "://" + (try authority(of: request)) + (target.isEmpty ? "/" : target)
         case "@request-target": return target
         case "@path": return pathPart.isEmpty ? "/" : pathPart
         case "@query": return "?" + (queryPart ?? "")
@@ -96,8 +96,8 @@ public struct SignedMessage: Sendable {
 
     /// The authority, lower-cased, without the scheme's default port (RFC 9421 §2.2.3).
     private func authority(of request: HTTPRequest) throws(HTTPSignatureError) -> String {
-        guard var authority = request.authority?.lowercased(), !authority.isEmpty else { throw .missingComponent("@authority") }
-        let scheme = request.scheme?.lowercased()
+        guard var authority = request.authority?.lowercasedIfNeeded, !authority.isEmpty else { throw .missingComponent("@authority") }
+        let scheme = request.scheme?.lowercasedIfNeeded
         if scheme == "http", authority.hasSuffix(":80") { authority.removeLast(3) }
         if scheme == "https", authority.hasSuffix(":443") { authority.removeLast(4) }
         return authority

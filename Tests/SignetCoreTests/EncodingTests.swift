@@ -160,6 +160,14 @@ struct ConstantTimeTests {
         #expect(ConstantTime.equals(Data(Self.sample), Self.sample))
         let slice = Self.sample[8..<16]
         #expect(ConstantTime.equals(slice, Array(Self.sample[8..<16])))
+        // Raw bytes in memory.
+        Self.sample.withUnsafeBytes { sample in
+            Array(Self.sample).withUnsafeBytes { copy in #expect(ConstantTime.equals(sample, copy)) }
+            Array(Self.sample.dropLast()).withUnsafeBytes { shorter in #expect(!ConstantTime.equals(sample, shorter)) }
+            var changed = Self.sample
+            changed[31] ^= 0x80
+            changed.withUnsafeBytes { changed in #expect(!ConstantTime.equals(sample, changed)) }
+        }
     }
 
     @Test("a difference in any bit of any byte is found")

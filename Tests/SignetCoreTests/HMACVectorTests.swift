@@ -64,6 +64,15 @@ struct HMACVectorTests {
         let tag = mac.finalize()
         #expect(tag.count == algorithm.tagByteCount)
         #expect(vector.comparable(tag) == expected)
+        // matches: the whole tag, and nothing else (a changed bit, a truncated tag).
+        #expect(mac.matches(tag))
+        #expect(!mac.matches(Array(tag.dropLast())))
+        #expect(!mac.matches(tag + [0]))
+        for bit in [0, 9, tag.count * 8 - 1] {
+            var changed = tag
+            changed[bit / 8] ^= UInt8(1) << UInt8(bit % 8)
+            #expect(!mac.matches(changed), "bit \(bit)")
+        }
 
         // The same tag whatever the pieces the data arrives in.
         for size in [1, 7, 64, 129] {

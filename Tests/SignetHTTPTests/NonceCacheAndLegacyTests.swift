@@ -87,6 +87,36 @@ struct NonceCacheTests {
         #expect(full.count == 1)
     }
 
+    @Test("after thousands of expired entries are pruned, the live ones are still refused as replays and the rest forgotten")
+    func pruning() async throws {
+        let clock = ManualClock(HTTPTestSupport.now)
+        let cache = InMemoryNonceCache(capacity: 5000, clock: clock.function)
+        // 3,000 that expire, then 3,000 that do not: inserting the second lot sweeps the first
+        // and compacts the insertion order (more than 1,024 swept, over half of it).
+        for index in 0..<3000 {
+            #expect(try await cache.insert(nonce: "old\(index)", keyID: "k", until: clock.now.addingTimeInterval(10)))
+        }
+        clock.advance(by: 10)
+        for index in 0..<3000 {
+            #expect(try await cache.insert(nonce: "new\(index)", keyID: "k", until: clock.now.addingTimeInterval(100)))
+        }
+        #expect(cache.count == 3000)
+        for index in stride(from: 0, to: 3000, by: 97) {
+            #expect(try await cache.insert(nonce: "new\(index)", keyID: "k", until: clock.now.addingTimeInterval(100)) == false, "new\(index)")
+        }
+        // Full: a sweep of everything finds nothing expired, so a new nonce is refused.
+        for index in 3000..<5000 {
+            #expect(try await cache.insert(nonce: "new\(index)", keyID: "k", until: clock.now.addingTimeInterval(100)))
+        }
+        await #expect(throws: HTTPSignatureError.replayCacheFull) {
+            try await cache.insert(nonce: "one-more", keyID: "k", until: clock.now.addingTimeInterval(100))
+        }
+        // The old ones were forgotten: accepted again, once time lets the new ones go.
+        clock.advance(by: 100)
+        #expect(try await cache.insert(nonce: "old0", keyID: "k", until: clock.now.addingTimeInterval(10)))
+        #expect(cache.count == 1)
+    }
+
     @Test("of many concurrent inserts of one nonce exactly one succeeds")
     func concurrentInserts() async throws {
         let cache = InMemoryNonceCache(capacity: 100, clock: fixedClock(HTTPTestSupport.now))

@@ -5,6 +5,7 @@
 //   signet-bench vault DIR COUNT     # vault sets/gets per second vs plain SQLite; open and hash times
 //   signet-bench http-server DIR COUNT   # Hummingbird server for wrk, with COUNT pre-signed requests per key type
 //   signet-bench verify-loop COUNT [KIND]  # one signed request (hmac, ed25519, p256) verified COUNT times (for perf)
+//   signet-bench route-loop COUNT          # the /plain and hmac /signed routes answered in process, COUNT requests each
 //   signet-bench tls SECONDS             # TLS handshakes/s on loopback: no pins, pins, BoringSSL's own check
 //   signet-bench chain-verify DIR COUNT  # chain validations/s (writes the chain to DIR for openssl verify)
 //   signet-bench pkcs11 MODULE URI PINFILE SECONDS  # token signatures/s: PKCS11Signer vs a raw C_Sign loop
@@ -24,7 +25,7 @@ if ProcessInfo.processInfo.environment["SIGNET_BENCH_NIO_EXECUTOR"] == "1" {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT [hmac|ed25519|p256] | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS | signet-bench server-requests KIND KEY AUTHORITY COUNT OUT ARGS... (KIND ARGS: me TOKEN, signin EMAIL PASSWORD, register PREFIX, resource NAME ETAG)\n".utf8))
+    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT [hmac|ed25519|p256] | signet-bench route-loop COUNT | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS | signet-bench server-requests KIND KEY AUTHORITY COUNT OUT ARGS... (KIND ARGS: me TOKEN, signin EMAIL PASSWORD, register PREFIX, resource NAME ETAG)\n".utf8))
     exit(2)
 }
 
@@ -44,6 +45,9 @@ do {
     } else if arguments.first == "chain-verify" {
         guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { usage() }
         try await chainVerifyBench(folder: arguments[1], count: count)
+    } else if arguments.first == "route-loop" {
+        guard arguments.count == 2, let count = Int(arguments[1]), count >= 10 else { usage() }
+        try await routeLoop(count: count)
     } else if arguments.first == "verify-loop" {
         guard arguments.count == 2 || arguments.count == 3, let count = Int(arguments[1]), count > 0 else { usage() }
         try await verifyLoop(count: count, kind: arguments.count == 3 ? arguments[2] : "hmac")

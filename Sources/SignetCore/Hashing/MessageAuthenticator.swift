@@ -73,6 +73,18 @@ public struct MessageAuthenticator: Sendable {
         Array(bytes).withUnsafeBytes { update(bufferPointer: $0) }
     }
 
+    /// Whether the tag of everything fed in equals `expected`, compared in constant time
+    /// (``ConstantTime``) without copying the tag out: what a verifier needs, not the tag.
+    public func matches(_ expected: [UInt8]) -> Bool {
+        expected.withUnsafeBytes { expected in
+            switch state {
+            case .sha256(let mac): return mac.finalize().withUnsafeBytes { ConstantTime.equals($0, expected) }
+            case .sha512(let mac): return mac.finalize().withUnsafeBytes { ConstantTime.equals($0, expected) }
+            case .updating: preconditionFailure("MessageAuthenticator is restored at the end of every update")
+            }
+        }
+    }
+
     /// Finishes and returns the tag.
     public func finalize() -> [UInt8] {
         switch state {

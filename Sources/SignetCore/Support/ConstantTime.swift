@@ -17,13 +17,14 @@ public enum ConstantTime {
     /// The same comparison for arrays, over their contiguous storage (the generic version
     /// walks two iterators and is an order of magnitude slower on hot paths).
     public static func equals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in equals(left, right) } }
+    }
+
+    /// The same comparison over raw bytes in memory (a tag still in the buffer that made it).
+    public static func equals(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        return lhs.withUnsafeBufferPointer { left in
-            rhs.withUnsafeBufferPointer { right in
-                var difference: UInt8 = 0
-                for index in 0..<left.count { difference |= left[index] ^ right[index] }
-                return difference == 0
-            }
-        }
+        var difference: UInt8 = 0
+        for index in 0..<lhs.count { difference |= lhs[index] ^ rhs[index] }
+        return difference == 0
     }
 }
