@@ -132,7 +132,8 @@ public struct HTTPMessageVerifier: Sendable {
         let found: HTTPVerificationKey?
         do { found = try await keys.verificationKey(for: keyID) } catch { throw .unknownKey(keyID: keyID) }
         guard let key = found else { throw .unknownKey(keyID: keyID) }
-        // The common case, the key's own algorithm named, needs no parse.
+        // The common case, the key's own algorithm named, needs no parse — unless the key is
+        // pinned to an algorithm outside RFC 9421's registry, which the parse refuses by name.
         if let declared = parameters.algorithm, declared != key.algorithm.rawValue || !HTTPSignatureAlgorithms.supported.contains(key.algorithm) {
             let algorithm = try HTTPSignatureAlgorithms.parse(declared)
             guard algorithm == key.algorithm else { throw .algorithmMismatch(declared: declared, key: key.algorithm.rawValue) }

@@ -98,9 +98,8 @@ public enum HTTPVerificationKey: Sendable {
             guard HTTPSignatureAlgorithms.supported.contains(algorithm), algorithm.fits(key.kind) else {
                 throw .algorithmMismatch(declared: algorithm.rawValue, key: key.kind.description)
             }
-            guard let encoded = try? algorithm.derSignature(fromRaw: signature) else { throw .signatureInvalid(label: label) }
             do {
-                try PublicKeyVerifier(key: key, algorithm: algorithm).verify(signature: encoded, message: base)
+                try PublicKeyVerifier(key: key, algorithm: algorithm).verify(rawSignature: signature, message: base)
             } catch {
                 throw .signatureInvalid(label: label)
             }

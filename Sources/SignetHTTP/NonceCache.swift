@@ -26,11 +26,11 @@ public final class InMemoryNonceCache: NonceCache {
     /// the thread hop an actor costs a server on every request.
     private let state = Mutex(State())
 
-    /// What is remembered of a key id and nonce: 128 bits of two salted SipHash runs over
-    /// both, rather than the strings. Fixed-size keys are hashed and compared without touching
-    /// the heap, a large cache stays small, and two different pairs share a fingerprint with
-    /// odds of about one in 2¹²⁸ per pair held (a shared one would refuse a new request as a
-    /// replay, never let a replay through).
+    /// What is remembered of a key id and nonce: two salted SipHash runs over both (128 bits on
+    /// a 64-bit platform) rather than the strings. The dictionary then hashes and compares
+    /// fixed-size keys without touching the heap, a large cache stays small, and two different
+    /// pairs share a fingerprint with odds of about one in 2¹²⁸ per pair held (a shared one
+    /// would refuse a new request as a replay, never let a replay through).
     private struct Fingerprint: Hashable {
         let high: UInt64
         let low: UInt64
@@ -46,21 +46,28 @@ public final class InMemoryNonceCache: NonceCache {
         var head = 0
     }
 
-    /// A cache holding at most `capacity` nonces (100,000 by default: about 8 MiB).
+    /// A cache holding at most `capacity` nonces (100,000 by default).
     ///
-    /// The room for `capacity` nonces is reserved at once (the memory is touched only as it
-    /// fills): a cache that grew instead would stop every request, under its lock, to copy
-    /// everything it holds each time it doubled.
+    /// Room for `capacity` nonces, up to ``reservedCapacity``, is reserved at once: about 90
+    /// bytes a nonce, 9 MiB for the default, most of it in use once a few thousand nonces are
+    /// held. A cache that grew instead would stop every request, under its lock, to copy all it
+    /// holds each time it doubled.
     public init(capacity: Int = 100_000, clock: @escaping @Sendable () -> Date = Date.init) {
         self.capacity = max(1, capacity)
         self.clock = clock
         var random = SystemRandomNumberGenerator()
         self.salts = (random.next(), random.next())
+        let reserved = min(self.capacity, Self.reservedCapacity)
         state.withLock {
-            $0.expiries.reserveCapacity(self.capacity)
-            $0.order.reserveCapacity(self.capacity)
+            $0.expiries.reserveCapacity(reserved)
+            // The insertion order runs up to twice the nonces held before it is compacted.
+            $0.order.reserveCapacity(2 * reserved)
         }
     }
+
+    /// The most nonces a cache reserves room for up front (1,048,576); a larger one grows past
+    /// it as it fills.
+    public static let reservedCapacity = 1 << 20
 
     /// How many nonces are held now.
     public var count: Int { state.withLock { $0.expiries.count } }
@@ -85,15 +92,17 @@ public final class InMemoryNonceCache: NonceCache {
         }
     }
 
-    /// The pair's fingerprint. Swift hashes a string with an end marker after it, so
-    /// ("k", "1n2") and ("k1", "n2") differ.
+    /// The pair's fingerprint. The key id's length goes in first, so ("k", "1n2") and
+    /// ("k1", "n2") differ.
     private func fingerprint(nonce: String, keyID: String) -> Fingerprint {
         var first = Hasher()
         first.combine(salts.0)
+        first.combine(keyID.utf8.count)
         first.combine(keyID)
         first.combine(nonce)
         var second = Hasher()
         second.combine(salts.1)
+        second.combine(keyID.utf8.count)
         second.combine(keyID)
         second.combine(nonce)
         return Fingerprint(high: UInt64(bitPattern: Int64(first.finalize())), low: UInt64(bitPattern: Int64(second.finalize())))
@@ -110,12 +119,15 @@ public final class InMemoryNonceCache: NonceCache {
             }
             state.head += 1
         }
-        // Both are pruned in place, keeping the room reserved for them.
+        // Both are pruned in place, keeping the room reserved for them. A full cache with
+        // nothing expired has nothing to compact either.
+        var pruned = false
         if everything {
             let expired = state.expiries.compactMap { $0.value > now ? nil : $0.key }
             for key in expired { state.expiries[key] = nil }
+            pruned = !expired.isEmpty
         }
-        if everything || (state.head > 1024 && state.head * 2 > state.order.count) {
+        if pruned || (state.head > 1024 && state.head * 2 > state.order.count) {
             state.order.removeSubrange(..<state.head)
             let live = state.expiries
             state.order.removeAll { live[$0] == nil }

@@ -97,14 +97,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     private func authenticate(request: Request, body: ByteBuffer, context: Context) async throws -> Identity? {
         // No body, no digests: nothing to hash (a GET's usual case).
         let digests = body.readableBytes == 0 ? nil : ContentDigest.digests(of: body.readableBytesView)
-        // The verifier is called here, not through verify(head:bodyDigests:): one async call
-        // fewer for every request.
-        let verified: VerifiedHTTPSignature
-        do {
-            verified = try await verifier.verify(.request(publicHead(request.head)), bodyDigests: digests)
-        } catch {
-            throw answer(error)
-        }
+        let verified = try await verify(head: request.head, bodyDigests: digests)
         return try await makeIdentity(verified, request, context)
     }
 

@@ -16,6 +16,44 @@ struct ECDSASignatureFormTests {
         try PublicKeyVerifier(key: key.publicKey, algorithm: algorithm).verify(signature: try algorithm.derSignature(fromRaw: raw), message: message)
     }
 
+    @Test("the raw form verifies as it is; a changed bit, another message, a DER or truncated signature are refused", arguments: [KeyGenerationType.p256, KeyGenerationType.p384])
+    func rawVerification(kind: KeyGenerationType) async throws {
+        let key = try PrivateKey.generate(kind)
+        let algorithm: SignatureAlgorithm = kind == .p256 ? .ecdsaP256SHA256 : .ecdsaP384SHA384
+        let message = Array("message".utf8)
+        let der = try await SoftwareSigner(key: key, algorithm: algorithm).sign(message: message)
+        let raw = try algorithm.rawSignature(fromDER: der)
+        let verifier = try PublicKeyVerifier(key: key.publicKey, algorithm: algorithm)
+        try verifier.verify(rawSignature: raw, message: message)
+        for bit in [0, raw.count * 4, raw.count * 8 - 1] {
+            var changed = raw
+            changed[bit / 8] ^= UInt8(1) << UInt8(bit % 8)
+            #expect(throws: SignetCoreError.self, "bit \(bit)") { try verifier.verify(rawSignature: changed, message: message) }
+        }
+        #expect(throws: SignetCoreError.self) { try verifier.verify(rawSignature: raw, message: Array("massage".utf8)) }
+        let length = raw.count
+        #expect(throws: SignetCoreError.signatureInvalid(detail: "a raw \(algorithm.rawValue) signature (r‖s) is \(length) bytes; this one has \(der.count)")) {
+            try verifier.verify(rawSignature: der, message: message)
+        }
+        #expect(throws: SignetCoreError.signatureInvalid(detail: "a raw \(algorithm.rawValue) signature (r‖s) is \(length) bytes; this one has \(length - 1)")) {
+            try verifier.verify(rawSignature: Array(raw.dropLast()), message: message)
+        }
+    }
+
+    @Test("for Ed25519 and RSA the raw form is the signature itself")
+    func rawPassesThrough() async throws {
+        let message = Array("message".utf8)
+        for (kind, algorithm) in [(KeyGenerationType.ed25519, SignatureAlgorithm.ed25519), (.rsa2048, .rsaPSSSHA256)] {
+            let key = try PrivateKey.generate(kind)
+            let signature = try await SoftwareSigner(key: key, algorithm: algorithm).sign(message: message)
+            let verifier = try PublicKeyVerifier(key: key.publicKey, algorithm: algorithm)
+            try verifier.verify(rawSignature: signature, message: message)
+            var changed = signature
+            changed[0] ^= 1
+            #expect(throws: SignetCoreError.self, "\(algorithm)") { try verifier.verify(rawSignature: changed, message: message) }
+        }
+    }
+
     @Test("wrong lengths and non-DER input are refused, naming the algorithm; other algorithms pass through")
     func refusals() throws {
         #expect(throws: SignetCoreError.malformed(source: "ecdsa-p256-sha256", detail: "a raw ECDSA signature is 64 bytes, not 63")) {

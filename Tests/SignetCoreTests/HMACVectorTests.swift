@@ -64,8 +64,10 @@ struct HMACVectorTests {
         let tag = mac.finalize()
         #expect(tag.count == algorithm.tagByteCount)
         #expect(vector.comparable(tag) == expected)
-        // matches: the whole tag, and nothing else (a changed bit, a truncated tag).
+        // matches: the whole tag (the published one when it is not truncated), and nothing
+        // else (a changed bit, a truncated tag).
         #expect(mac.matches(tag))
+        if expected.count == tag.count { #expect(mac.matches(expected)) }
         #expect(!mac.matches(Array(tag.dropLast())))
         #expect(!mac.matches(tag + [0]))
         for bit in [0, 9, tag.count * 8 - 1] {

@@ -258,6 +258,16 @@ struct NegativeTests {
         let mismatch = try await HTTPTestSupport.thrown { try await verifier.verify(relabelled, body: Self.body) }
         #expect(mismatch == .algorithmMismatch(declared: "hmac-sha256", key: "ed25519"))
 
+        // A key pinned to an algorithm RFC 9421 does not register (rsa-pss-sha256) is refused as
+        // unsupported, even when the message names that very algorithm.
+        let rsa = try SigningFixture.make(.rsaPSSSHA512)
+        let outside = HTTPMessageVerifier(
+            keys: StaticHTTPSignatureKeys(["client-1": .publicKey(try #require(rsa.publicKey), .rsaPSSSHA256)]),
+            clock: fixedClock(HTTPTestSupport.now))
+        let named = try Self.rewritten(signed) { $0.replacingOccurrences(of: "alg=\"ed25519\"", with: "alg=\"rsa-pss-sha256\"") }
+        let unregistered = try await HTTPTestSupport.thrown { try await outside.verify(named, body: Self.body) }
+        #expect(unregistered == .unsupportedAlgorithm("rsa-pss-sha256"))
+
         // An attacker MACs with the (public) Ed25519 key as the HMAC secret.
         let publicKey = try #require(fixture.publicKey)
         for includeAlgorithm in [true, false] {

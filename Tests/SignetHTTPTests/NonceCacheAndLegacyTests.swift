@@ -117,6 +117,28 @@ struct NonceCacheTests {
         #expect(cache.count == 1)
     }
 
+    @Test("full, with a long-lived nonce first, it drops the expired ones behind it for a new nonce and still refuses the long-lived one")
+    func fullBehindALongLivedNonce() async throws {
+        let clock = ManualClock(HTTPTestSupport.now)
+        let cache = InMemoryNonceCache(capacity: 2000, clock: clock.function)
+        // The first nonce outlives the others, so sweeping from the front stops at it.
+        #expect(try await cache.insert(nonce: "long", keyID: "k", until: clock.now.addingTimeInterval(1000)))
+        for index in 1..<2000 {
+            #expect(try await cache.insert(nonce: "short\(index)", keyID: "k", until: clock.now.addingTimeInterval(10)))
+        }
+        await #expect(throws: HTTPSignatureError.replayCacheFull) {
+            try await cache.insert(nonce: "refused", keyID: "k", until: clock.now.addingTimeInterval(10))
+        }
+        clock.advance(by: 10)
+        // Full, but the short-lived ones have expired behind the long-lived one: dropped, room made.
+        #expect(try await cache.insert(nonce: "new", keyID: "k", until: clock.now.addingTimeInterval(10)))
+        #expect(cache.count == 2)
+        #expect(try await cache.insert(nonce: "long", keyID: "k", until: clock.now.addingTimeInterval(10)) == false)
+        #expect(try await cache.insert(nonce: "new", keyID: "k", until: clock.now.addingTimeInterval(10)) == false)
+        #expect(try await cache.insert(nonce: "short5", keyID: "k", until: clock.now.addingTimeInterval(10)))
+        #expect(cache.count == 3)
+    }
+
     @Test("of many concurrent inserts of one nonce exactly one succeeds")
     func concurrentInserts() async throws {
         let cache = InMemoryNonceCache(capacity: 100, clock: fixedClock(HTTPTestSupport.now))

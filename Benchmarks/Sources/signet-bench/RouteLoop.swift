@@ -17,18 +17,25 @@ import SignetHummingbird
 /// steady loop to run under `perf record`.
 func routeLoop(count: Int) async throws {
     let secret = SecretBytes(RandomBytes.make(32))
+    // Signatures stay acceptable however long the run (the nonce cache still remembers them all).
+    var policy = HTTPSignaturePolicy()
+    policy.maximumAge = Int64.max / 4
     let verifier = HTTPMessageVerifier(
-        keys: StaticHTTPSignatureKeys(["bench-hmac": .hmacSHA256(secret)]), nonceCache: InMemoryNonceCache(capacity: count))
+        keys: StaticHTTPSignatureKeys(["bench-hmac": .hmacSHA256(secret)]), policy: policy,
+        nonceCache: InMemoryNonceCache(capacity: count))
     let router = Router(context: BasicAuthRequestContext<VerifiedHTTPSignature>.self)
     addMeasuredRoutes(to: router, verifier: verifier)
     let responder = router.buildResponder()
     let signer = HTTPMessageSigner(key: .hmacSHA256(secret), keyID: "bench-hmac")
-    var heads: [HTTPRequest] = []
+    var heads: [HTTPRequest] = [], plainHeads: [HTTPRequest] = []
     heads.reserveCapacity(count)
+    plainHeads.reserveCapacity(count)
     for _ in 0..<count {
         var request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/signed")
         try await signer.sign(&request)
         heads.append(request)
+        request.path = "/plain"
+        plainHeads.append(request)
     }
     let channel = EmbeddedChannel()
     let logger = Logger(label: "signet-bench")
@@ -45,11 +52,7 @@ func routeLoop(count: Int) async throws {
     var plainTime = 0.0, signedTime = 0.0
     for batch in 0..<batches {
         let plainStart = DispatchTime.now().uptimeNanoseconds
-        for index in batch * size..<(batch + 1) * size {
-            var head = heads[index]
-            head.path = "/plain"
-            try await answer(head)
-        }
+        for index in batch * size..<(batch + 1) * size { try await answer(plainHeads[index]) }
         plainTime += Double(DispatchTime.now().uptimeNanoseconds - plainStart)
         let signedStart = DispatchTime.now().uptimeNanoseconds
         for index in batch * size..<(batch + 1) * size { try await answer(heads[index]) }

@@ -4,7 +4,7 @@
 //   signet-bench SECONDS TYPE...     # sign/verify ops/s; TYPE: rsa2048 … ed25519
 //   signet-bench vault DIR COUNT     # vault sets/gets per second vs plain SQLite; open and hash times
 //   signet-bench http-server DIR COUNT   # Hummingbird server for wrk, with COUNT pre-signed requests per key type
-//   signet-bench verify-loop COUNT [KIND]  # one signed request (hmac, ed25519, p256) verified COUNT times (for perf)
+//   signet-bench verify-loop COUNT [KIND]  # COUNT verifications of 4,096 distinct signed requests (hmac, ed25519, p256), for perf
 //   signet-bench route-loop COUNT          # the /plain and hmac /signed routes answered in process, COUNT requests each
 //   signet-bench tls SECONDS             # TLS handshakes/s on loopback: no pins, pins, BoringSSL's own check
 //   signet-bench chain-verify DIR COUNT  # chain validations/s (writes the chain to DIR for openssl verify)

@@ -59,6 +59,29 @@ public struct PublicKeyVerifier: Verifier {
         guard k.isValidSignature(signature, for: message) else { throw invalid() }
     }
 
+    /// Checks `signature` over a whole message, an ECDSA signature being in the raw `r‖s` form
+    /// (RFC 9421, JOSE and COSE use it) rather than DER; other algorithms' signatures are as
+    /// ``verify(signature:message:)`` takes them. The raw form is checked as it is, with no
+    /// conversion to DER and back.
+    public func verify(rawSignature signature: [UInt8], message: [UInt8]) throws(SignetCoreError) {
+        let valid: Bool
+        switch (key.storage, algorithm) {
+        case (.p256(let k), .ecdsaP256SHA256):
+            guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { throw notRaw(64, signature.count) }
+            valid = k.isValidSignature(parsed, for: SHA256.hash(data: message))
+        case (.p384(let k), .ecdsaP384SHA384):
+            guard let parsed = try? P384.Signing.ECDSASignature(rawRepresentation: signature) else { throw notRaw(96, signature.count) }
+            valid = k.isValidSignature(parsed, for: SHA384.hash(data: message))
+        default:
+            return try verify(signature: signature, message: message)
+        }
+        guard valid else { throw invalid() }
+    }
+
+    private func notRaw(_ length: Int, _ count: Int) -> SignetCoreError {
+        .signatureInvalid(detail: "a raw \(algorithm.rawValue) signature (r‖s) is \(length) bytes; this one has \(count)")
+    }
+
     private func checkRSALength(_ signature: [UInt8], _ key: _RSA.Signing.PublicKey) throws(SignetCoreError) {
         let expected = (key.keySizeInBits + 7) / 8
         guard signature.count == expected else {
