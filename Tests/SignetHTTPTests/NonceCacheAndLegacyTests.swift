@@ -93,21 +93,15 @@ struct NonceCacheTests {
         let cache = InMemoryNonceCache(capacity: 5000, clock: clock.function)
         // 3,000 that expire, then 3,000 that do not: inserting the second lot sweeps the first
         // and compacts the insertion order (more than 1,024 swept, over half of it).
-        for index in 0..<3000 {
-            #expect(try await cache.insert(nonce: "old\(index)", keyID: "k", until: clock.now.addingTimeInterval(10)))
-        }
+        try await Self.fill(cache, "old", 0..<3000, lasting: 10, clock: clock)
         clock.advance(by: 10)
-        for index in 0..<3000 {
-            #expect(try await cache.insert(nonce: "new\(index)", keyID: "k", until: clock.now.addingTimeInterval(100)))
-        }
+        try await Self.fill(cache, "new", 0..<3000, lasting: 100, clock: clock)
         #expect(cache.count == 3000)
         for index in stride(from: 0, to: 3000, by: 97) {
             #expect(try await cache.insert(nonce: "new\(index)", keyID: "k", until: clock.now.addingTimeInterval(100)) == false, "new\(index)")
         }
         // Full: a sweep of everything finds nothing expired, so a new nonce is refused.
-        for index in 3000..<5000 {
-            #expect(try await cache.insert(nonce: "new\(index)", keyID: "k", until: clock.now.addingTimeInterval(100)))
-        }
+        try await Self.fill(cache, "new", 3000..<5000, lasting: 100, clock: clock)
         await #expect(throws: HTTPSignatureError.replayCacheFull) {
             try await cache.insert(nonce: "one-more", keyID: "k", until: clock.now.addingTimeInterval(100))
         }
@@ -123,9 +117,7 @@ struct NonceCacheTests {
         let cache = InMemoryNonceCache(capacity: 2000, clock: clock.function)
         // The first nonce outlives the others, so sweeping from the front stops at it.
         #expect(try await cache.insert(nonce: "long", keyID: "k", until: clock.now.addingTimeInterval(1000)))
-        for index in 1..<2000 {
-            #expect(try await cache.insert(nonce: "short\(index)", keyID: "k", until: clock.now.addingTimeInterval(10)))
-        }
+        try await Self.fill(cache, "short", 1..<2000, lasting: 10, clock: clock)
         await #expect(throws: HTTPSignatureError.replayCacheFull) {
             try await cache.insert(nonce: "refused", keyID: "k", until: clock.now.addingTimeInterval(10))
         }
@@ -137,6 +129,14 @@ struct NonceCacheTests {
         #expect(try await cache.insert(nonce: "new", keyID: "k", until: clock.now.addingTimeInterval(10)) == false)
         #expect(try await cache.insert(nonce: "short5", keyID: "k", until: clock.now.addingTimeInterval(10)))
         #expect(cache.count == 3)
+    }
+
+    /// Inserts the nonces PREFIX0, PREFIX1, … for `range` under key id `k`, each lasting
+    /// `seconds`, and expects every one accepted.
+    static func fill(_ cache: InMemoryNonceCache, _ prefix: String, _ range: Range<Int>, lasting seconds: TimeInterval, clock: ManualClock) async throws {
+        for index in range {
+            #expect(try await cache.insert(nonce: "\(prefix)\(index)", keyID: "k", until: clock.now.addingTimeInterval(seconds)), "\(prefix)\(index)")
+        }
     }
 
     @Test("of many concurrent inserts of one nonce exactly one succeeds")
