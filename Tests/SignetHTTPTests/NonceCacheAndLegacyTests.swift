@@ -45,9 +45,7 @@ struct NonceCacheTests {
         let clock = ManualClock(HTTPTestSupport.now)
         let cache = InMemoryNonceCache(capacity: 4, clock: clock.function)
         let until = clock.now.addingTimeInterval(100)
-        for index in 0..<4 {
-            #expect(try await cache.insert(nonce: "n\(index)", keyID: "k", until: until))
-        }
+        try await Self.fill(cache, "n", 0..<4, lasting: 100, clock: clock)
         await #expect(throws: HTTPSignatureError.replayCacheFull) { try await cache.insert(nonce: "n4", keyID: "k", until: until) }
         #expect(try await cache.insert(nonce: "n0", keyID: "k", until: until) == false)
         #expect(cache.count == 4)

@@ -27,15 +27,11 @@ func routeLoop(count: Int) async throws {
     addMeasuredRoutes(to: router, verifier: verifier)
     let responder = router.buildResponder()
     let signer = HTTPMessageSigner(key: .hmacSHA256(secret), keyID: "bench-hmac")
-    var heads: [HTTPRequest] = [], plainHeads: [HTTPRequest] = []
-    heads.reserveCapacity(count)
-    plainHeads.reserveCapacity(count)
-    for _ in 0..<count {
-        var request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/signed")
-        try await signer.sign(&request)
-        heads.append(request)
-        request.path = "/plain"
-        plainHeads.append(request)
+    let heads = try await signedGETs(signer, count: count)
+    let plainHeads = heads.map { head in
+        var head = head
+        head.path = "/plain"
+        return head
     }
     let channel = EmbeddedChannel()
     let logger = Logger(label: "signet-bench")

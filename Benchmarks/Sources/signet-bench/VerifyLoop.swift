@@ -28,12 +28,7 @@ func verifyLoop(count: Int, kind: String) async throws {
         throw SignetCoreError.invalidArgument(detail: "verify-loop: unknown key type \(kind) (hmac, ed25519, p256)")
     }
     let signer = HTTPMessageSigner(key: key, keyID: keyID)
-    var requests: [HTTPRequest] = []
-    for _ in 0..<4096 {
-        var request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/signed")
-        try await signer.sign(&request)
-        requests.append(request)
-    }
+    let requests = try await signedGETs(signer, count: 4096)
     var policy = HTTPSignaturePolicy()
     policy.maximumAge = Int64.max / 4
     let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys([keyID: verificationKey]), policy: policy)
@@ -57,4 +52,16 @@ func verifyLoop(count: Int, kind: String) async throws {
     guard pool != nil else { return print(String(format: "%.2f µs per verification", full)) }
     let check = checkTime / 1e3 / Double(batches * size)
     print(String(format: "%.2f µs per verification, %.2f µs the signature check alone, %.2f µs beyond it", full, check, full - check))
+}
+
+/// `count` distinct signed `GET http://127.0.0.1:8080/signed` requests, each with its own nonce.
+func signedGETs(_ signer: HTTPMessageSigner, count: Int) async throws -> [HTTPRequest] {
+    var requests: [HTTPRequest] = []
+    requests.reserveCapacity(count)
+    for _ in 0..<count {
+        var request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/signed")
+        try await signer.sign(&request)
+        requests.append(request)
+    }
+    return requests
 }

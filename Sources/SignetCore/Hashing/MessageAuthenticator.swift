@@ -76,20 +76,19 @@ public struct MessageAuthenticator: Sendable {
     /// Whether the tag of everything fed in equals `expected`, compared in constant time
     /// (``ConstantTime``) without copying the tag out: what a verifier needs, not the tag.
     public func matches(_ expected: [UInt8]) -> Bool {
-        expected.withUnsafeBytes { expected in
-            switch state {
-            case .sha256(let mac): return mac.finalize().withUnsafeBytes { ConstantTime.equals($0, expected) }
-            case .sha512(let mac): return mac.finalize().withUnsafeBytes { ConstantTime.equals($0, expected) }
-            case .updating: preconditionFailure("MessageAuthenticator is restored at the end of every update")
-            }
-        }
+        expected.withUnsafeBytes { expected in withTag { ConstantTime.equals($0, expected) } }
     }
 
     /// Finishes and returns the tag.
     public func finalize() -> [UInt8] {
+        withTag { Array($0) }
+    }
+
+    /// Finishes and lends the tag, still in the buffer that made it.
+    private func withTag<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         switch state {
-        case .sha256(let mac): return Array(mac.finalize())
-        case .sha512(let mac): return Array(mac.finalize())
+        case .sha256(let mac): return mac.finalize().withUnsafeBytes(body)
+        case .sha512(let mac): return mac.finalize().withUnsafeBytes(body)
         case .updating: preconditionFailure("MessageAuthenticator is restored at the end of every update")
         }
     }
