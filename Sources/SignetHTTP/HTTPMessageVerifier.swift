@@ -5,7 +5,11 @@ import SignetCore
 /// Finds the key for a signature's `keyid`.
 public protocol HTTPSignatureKeyStore: Sendable {
     /// The key registered under `keyID`, or nil when there is none.
-    func verificationKey(for keyID: String) async throws -> HTTPVerificationKey?
+    ///
+    /// Called on the verifier's caller's executor (`nonisolated(nonsending)`), so that a
+    /// lookup that does not suspend costs no hop; a store that does I/O may leave the
+    /// annotation out, and its lookups then run on the global executor.
+    nonisolated(nonsending) func verificationKey(for keyID: String) async throws -> HTTPVerificationKey?
 }
 
 /// A fixed set of keys, by key id.
@@ -24,7 +28,7 @@ public struct StaticHTTPSignatureKeys: HTTPSignatureKeyStore {
     }
 
     /// The key registered under `keyID`, or nil.
-    public func verificationKey(for keyID: String) async throws -> HTTPVerificationKey? { keys[keyID] }
+    public nonisolated(nonsending) func verificationKey(for keyID: String) async throws -> HTTPVerificationKey? { keys[keyID] }
 }
 
 /// What a verified signature established.
@@ -64,7 +68,7 @@ public struct HTTPMessageVerifier: Sendable {
     }
 
     /// Verifies a request and its body (nil or empty when it has none).
-    public func verify(_ request: HTTPRequest, body: [UInt8]?, label: String? = nil, keyID: String? = nil) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
+    public nonisolated(nonsending) func verify(_ request: HTTPRequest, body: [UInt8]?, label: String? = nil, keyID: String? = nil) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
         try await verify(.request(request), bodyDigests: body.flatMap { ContentDigest.digests(of: $0) }, label: label, keyID: keyID)
     }
 
@@ -73,7 +77,10 @@ public struct HTTPMessageVerifier: Sendable {
     ///
     /// Of several signatures, the first that passes every check is the result; `label` or
     /// `keyID` pick one. When none passes, the reason the first candidate failed is thrown.
-    public func verify(
+    ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`): a server's request task
+    /// checks its own request, with no hop to another executor and back.
+    public nonisolated(nonsending) func verify(
         _ message: SignedMessage, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, label: String? = nil, keyID: String? = nil
     ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
         let signatures = try SignatureFields(message.fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures)
@@ -95,7 +102,7 @@ public struct HTTPMessageVerifier: Sendable {
         throw firstError!
     }
 
-    private func check(
+    private nonisolated(nonsending) func check(
         _ entry: SignatureFields.Entry, message: SignedMessage, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?
     ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
         let input = try entry.input

@@ -6,7 +6,10 @@ import Synchronization
 public protocol NonceCache: Sendable {
     /// Records `nonce` for `keyID` until `expiry`. Returns false when it was already recorded
     /// (a replay). Throws ``HTTPSignatureError/replayCacheFull`` when it cannot remember more.
-    func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool
+    ///
+    /// Called on the verifier's caller's executor (`nonisolated(nonsending)`), as
+    /// ``HTTPSignatureKeyStore/verificationKey(for:)`` is.
+    nonisolated(nonsending) func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool
 }
 
 /// A ``NonceCache`` in memory, bounded: entries leave when they expire, and when it is full
@@ -39,17 +42,25 @@ public final class InMemoryNonceCache: NonceCache {
         func hash(into hasher: inout Hasher) { hasher.combine(high) }
     }
 
+    /// A fingerprint as the sweep sees it: with the expiry it was inserted with, so the sweep
+    /// reads the dictionary only for entries that have expired.
+    private struct Inserted {
+        let key: Fingerprint
+        let expiry: Date
+    }
+
     private struct State {
         var expiries: [Fingerprint: Date] = [:]
-        /// Fingerprints in insertion order, for sweeping; may hold ones already removed.
-        var order: [Fingerprint] = []
+        /// Fingerprints in insertion order, for sweeping; may hold ones since removed or
+        /// inserted again.
+        var order: [Inserted] = []
         var head = 0
     }
 
     /// A cache holding at most `capacity` nonces (100,000 by default).
     ///
-    /// Room for `capacity` nonces, up to ``reservedCapacity``, is reserved at once: about 90
-    /// bytes a nonce, 9 MiB for the default, most of it in use once a few thousand nonces are
+    /// Room for `capacity` nonces, up to ``reservedCapacity``, is reserved at once: about 110
+    /// bytes a nonce, 11 MiB for the default, most of it in use once a few thousand nonces are
     /// held. A cache that grew instead would stop every request, under its lock, to copy all it
     /// holds each time it doubled.
     public init(capacity: Int = 100_000, clock: @escaping @Sendable () -> Date = Date.init) {
@@ -74,20 +85,25 @@ public final class InMemoryNonceCache: NonceCache {
 
     /// Records `nonce` for `keyID` until `expiry`; false for a replay, and
     /// ``HTTPSignatureError/replayCacheFull`` when ``capacity`` unexpired nonces are held.
-    public func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+    public nonisolated(nonsending) func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
         let now = clock()
         let key = fingerprint(nonce: nonce, keyID: keyID)
         let capacity = capacity
         return try state.withLock { (state: inout State) throws(HTTPSignatureError) -> Bool in
-            if let known = state.expiries[key] {
-                if known > now { return false }
-                state.expiries[key] = nil
-            }
             Self.sweep(&state, now: now, everything: false)
-            if state.expiries.count >= capacity { Self.sweep(&state, now: now, everything: true) }
-            guard state.expiries.count < capacity else { throw .replayCacheFull }
-            state.expiries[key] = expiry
-            state.order.append(key)
+            if state.expiries.count >= capacity {
+                // Full: a replay is still told apart from a new nonce, which needs the room
+                // that expired entries, wherever they are, give back.
+                if let known = state.expiries[key], known > now { return false }
+                Self.sweep(&state, now: now, everything: true)
+                guard state.expiries.count < capacity else { throw .replayCacheFull }
+            }
+            // One lookup for the common case, a new nonce; a replay puts its entry back.
+            if let known = state.expiries.updateValue(expiry, forKey: key), known > now {
+                state.expiries[key] = known
+                return false
+            }
+            state.order.append(Inserted(key: key, expiry: expiry))
             return true
         }
     }
@@ -112,11 +128,11 @@ public final class InMemoryNonceCache: NonceCache {
     /// case), or all of them when the cache is full.
     private static func sweep(_ state: inout State, now: Date, everything: Bool) {
         while state.head < state.order.count {
-            let key = state.order[state.head]
-            if let expiry = state.expiries[key] {
-                if expiry > now { break }
-                state.expiries[key] = nil
-            }
+            let inserted = state.order[state.head]
+            if inserted.expiry > now { break }
+            // Expired as inserted; the fingerprint may since have been removed, or inserted
+            // again with a later expiry, which stays.
+            if let expiry = state.expiries[inserted.key], expiry <= now { state.expiries[inserted.key] = nil }
             state.head += 1
         }
         // Both are pruned in place, keeping the room reserved for them. A full cache with
@@ -130,7 +146,8 @@ public final class InMemoryNonceCache: NonceCache {
         if pruned || (state.head > 1024 && state.head * 2 > state.order.count) {
             state.order.removeSubrange(..<state.head)
             let live = state.expiries
-            state.order.removeAll { live[$0] == nil }
+            // Kept: what is still held with the expiry it was inserted with.
+            state.order.removeAll { live[$0.key] != $0.expiry }
             state.head = 0
         }
     }

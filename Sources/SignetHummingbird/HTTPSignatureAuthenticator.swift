@@ -86,7 +86,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     /// request is unsigned and passes through, or the identity closure gives none. A failed
     /// check throws 401 with `Accept-Signature`, a full replay cache 503, and a body over
     /// ``maximumBodySize`` 413.
-    public func authenticate(request: Request, context: Context) async throws -> Identity? {
+    public nonisolated(nonsending) func authenticate(request: Request, context: Context) async throws -> Identity? {
         if missingSignature == .passThrough, Self.isUnsigned(request) {
             return nil
         }
@@ -94,7 +94,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     }
 
     /// ``authenticate(request:context:)`` with the body already collected.
-    private func authenticate(request: Request, body: ByteBuffer, context: Context) async throws -> Identity? {
+    private nonisolated(nonsending) func authenticate(request: Request, body: ByteBuffer, context: Context) async throws -> Identity? {
         // No body, no digests: nothing to hash (a GET's usual case).
         let digests = body.readableBytes == 0 ? nil : ContentDigest.digests(of: body.readableBytesView)
         let verified = try await verify(head: request.head, bodyDigests: digests)
@@ -105,7 +105,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     /// storage, checked against the digests after (the route's job) — with the public scheme and
     /// authority put in and the failures answered as ``authenticate(request:context:)`` answers
     /// them (401 with `Accept-Signature`, a full replay cache 503).
-    public func verify(head: HTTPRequest, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?) async throws -> VerifiedHTTPSignature {
+    public nonisolated(nonsending) func verify(head: HTTPRequest, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?) async throws -> VerifiedHTTPSignature {
         do {
             return try await verifier.verify(.request(publicHead(head)), bodyDigests: bodyDigests)
         } catch {

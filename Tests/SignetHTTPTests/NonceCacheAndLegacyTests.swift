@@ -40,6 +40,32 @@ struct NonceCacheTests {
         #expect(try await cache.insert(nonce: "b", keyID: "k", until: clock.now.addingTimeInterval(10)))
     }
 
+    @Test("a nonce inserted again after expiring does not hold back the sweep of the ones after it, and a replay keeps the first expiry")
+    func reinsertedNonce() async throws {
+        let clock = ManualClock(HTTPTestSupport.now)
+        let cache = InMemoryNonceCache(capacity: 10, clock: clock.function)
+        let start = clock.now
+        #expect(try await cache.insert(nonce: "x", keyID: "k", until: start.addingTimeInterval(100)))
+        #expect(try await cache.insert(nonce: "a", keyID: "k", until: start.addingTimeInterval(10)))
+        #expect(try await cache.insert(nonce: "b", keyID: "k", until: start.addingTimeInterval(20)))
+        clock.advance(by: 15)
+        // a has expired (x, ahead of it, has not) and comes again, now until 215.
+        #expect(try await cache.insert(nonce: "a", keyID: "k", until: start.addingTimeInterval(215)))
+        #expect(cache.count == 3)
+        // A replay of a that asks for longer is refused and changes nothing.
+        #expect(try await cache.insert(nonce: "a", keyID: "k", until: start.addingTimeInterval(5000)) == false)
+        clock.advance(by: 135)
+        // At 150 x and b have expired: both swept, though a's first entry, between them,
+        // expired while a is held again.
+        #expect(try await cache.insert(nonce: "c", keyID: "k", until: start.addingTimeInterval(1000)))
+        #expect(cache.count == 2)
+        #expect(try await cache.insert(nonce: "a", keyID: "k", until: start.addingTimeInterval(1000)) == false)
+        clock.advance(by: 65)
+        // At 215 a's second expiry, not the replay's, has come.
+        #expect(try await cache.insert(nonce: "a", keyID: "k", until: start.addingTimeInterval(1000)))
+        #expect(cache.count == 2)
+    }
+
     @Test("full of unexpired nonces it refuses new ones but still spots replays; once they expire it accepts again")
     func capacity() async throws {
         let clock = ManualClock(HTTPTestSupport.now)
