@@ -150,7 +150,7 @@ public struct HTTPMessageVerifier: Sendable {
         if let contentDigestField {
             try ContentDigest.verify(stated: try ContentDigest.parse(contentDigestField), computed: bodyDigests ?? Self.emptyBodyDigests)
         } else if bodyDigests != nil, policy.requireContentDigestWithBody {
-            throw .contentDigest(detail: "a body came without a Content-Digest field")
+            throw .bodyWithoutContentDigest
         }
         if replayProtected, let cache = nonceCache, let nonce = parameters.nonce, let acceptableUntil {
             let until = Date(timeIntervalSince1970: TimeInterval(max(acceptableUntil, now) + 1))

@@ -64,7 +64,15 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
         self.makeIdentity = identity
     }
 
-    /// Collects the body (so the route can still read it), then authenticates.
+    /// Collects the body, if the request may have one (so the route can still read it), then
+    /// authenticates.
+    ///
+    /// A request whose head shows no body is not read: `Content-Length: 0`, or neither
+    /// `Content-Length` nor `Transfer-Encoding` nor `Content-Digest` — over HTTP/1.1 that
+    /// means no body (RFC 9112 §6.3). Over HTTP/2 or 3 such a request may still stream one;
+    /// when the policy wants a digest with every body
+    /// (``HTTPSignaturePolicy/requireContentDigestWithBody``), the route that reads it gets the
+    /// 401 the verifier would have given.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // An unsigned request is answered (or passed on) before its body is read.
         if Self.isUnsigned(request) {
@@ -74,9 +82,17 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
                 message: HTTPSignatureError.missingSignature(detail: "the request has no Signature-Input and Signature fields").description)
         }
         var request = request
-        let body = try await request.collectBody(upTo: maximumBodySize)
+        let digests: [ContentDigest.Algorithm: [UInt8]]?
+        if Self.mayHaveBody(request.headers) {
+            digests = Self.digests(of: try await request.collectBody(upTo: maximumBodySize))
+        } else {
+            digests = nil
+            if request.headers[.contentLength] == nil, verifier.policy.requireContentDigestWithBody {
+                request.body = RequestBody(asyncSequence: UndeclaredBody(body: request.body, verifier: verifier))
+            }
+        }
         var context = context
-        if let identity = try await authenticate(request: request, body: body, context: context) {
+        if let identity = try await authenticate(request: request, bodyDigests: digests, context: context) {
             context.identity = identity
         }
         return try await next(request, context)
@@ -90,15 +106,29 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
         if missingSignature == .passThrough, Self.isUnsigned(request) {
             return nil
         }
-        return try await authenticate(request: request, body: try await request.body.collect(upTo: maximumBodySize), context: context)
+        let body = try await request.body.collect(upTo: maximumBodySize)
+        return try await authenticate(request: request, bodyDigests: Self.digests(of: body), context: context)
     }
 
-    /// ``authenticate(request:context:)`` with the body already collected.
-    private nonisolated(nonsending) func authenticate(request: Request, body: ByteBuffer, context: Context) async throws -> Identity? {
-        // No body, no digests: nothing to hash (a GET's usual case).
-        let digests = body.readableBytes == 0 ? nil : ContentDigest.digests(of: body.readableBytesView)
-        let verified = try await verify(head: request.head, bodyDigests: digests)
+    /// ``authenticate(request:context:)`` with the body's digests (nil: no body).
+    private nonisolated(nonsending) func authenticate(
+        request: Request, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, context: Context
+    ) async throws -> Identity? {
+        let verified = try await verify(head: request.head, bodyDigests: bodyDigests)
         return try await makeIdentity(verified, request, context)
+    }
+
+    /// The digests of a collected body; none for an empty one (a GET's usual case).
+    private static func digests(of body: ByteBuffer) -> [ContentDigest.Algorithm: [UInt8]]? {
+        body.readableBytes == 0 ? nil : ContentDigest.digests(of: body.readableBytesView)
+    }
+
+    /// Whether the head leaves room for a body: a `Content-Digest` to check (even of an empty
+    /// one), a `Content-Length` other than 0, or `Transfer-Encoding`.
+    private static func mayHaveBody(_ headers: HTTPFields) -> Bool {
+        if headers.contains(.contentDigest) || headers.contains(.transferEncoding) { return true }
+        guard let length = headers[.contentLength] else { return false }
+        return length != "0"
     }
 
     /// Verifies a request's head against body digests known otherwise — a body streamed to
@@ -109,7 +139,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
         do {
             return try await verifier.verify(.request(publicHead(head)), bodyDigests: bodyDigests)
         } catch {
-            throw answer(error)
+            throw verifier.answer(error)
         }
     }
 
@@ -127,15 +157,6 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
         return head
     }
 
-    /// The HTTP answer to a failed verification: 503 with `Retry-After` for a full replay
-    /// cache, otherwise 401 with the reason and `Accept-Signature`.
-    private func answer(_ error: HTTPSignatureError) -> HTTPError {
-        if case .replayCacheFull = error {
-            return HTTPError(.serviceUnavailable, headers: [.retryAfter: "1"], message: error.description)
-        }
-        return HTTPError(.unauthorized, headers: [.acceptSignature: acceptSignature], message: error.description)
-    }
-
     /// The `Accept-Signature` hint (RFC 9421 §5.1) of the verifier
     /// (``HTTPMessageVerifier/acceptSignature``).
     public var acceptSignature: String { verifier.acceptSignature }
@@ -151,5 +172,41 @@ extension HTTPSignatureAuthenticator where Context.Identity == VerifiedHTTPSigna
         self.init(
             verifier: verifier, maximumBodySize: maximumBodySize, missingSignature: missingSignature,
             publicScheme: publicScheme, publicAuthority: publicAuthority, identity: { verified, _, _ in verified })
+    }
+}
+
+/// The body of a verified request whose head declared none (no `Content-Length`,
+/// `Transfer-Encoding` or `Content-Digest`): over HTTP/2 or 3 one may still come. Bytes that
+/// do are refused when read, as the verifier refuses a body without a `Content-Digest`.
+struct UndeclaredBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let body: RequestBody
+    let verifier: HTTPMessageVerifier
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var body: RequestBody.AsyncIterator
+        let verifier: HTTPMessageVerifier
+
+        mutating func next() async throws -> ByteBuffer? {
+            while let chunk = try await body.next() {
+                guard chunk.readableBytes == 0 else {
+                    throw verifier.answer(.bodyWithoutContentDigest)
+                }
+            }
+            return nil
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(body: body.makeAsyncIterator(), verifier: verifier) }
+}
+
+extension HTTPMessageVerifier {
+    /// The HTTP answer to a failed verification: 503 with `Retry-After` for a full replay
+    /// cache, otherwise 401 with the reason and `Accept-Signature`.
+    func answer(_ error: HTTPSignatureError) -> HTTPError {
+        if case .replayCacheFull = error {
+            return HTTPError(.serviceUnavailable, headers: [.retryAfter: "1"], message: error.description)
+        }
+        return HTTPError(.unauthorized, headers: [.acceptSignature: acceptSignature], message: error.description)
     }
 }
