@@ -5,11 +5,7 @@ import SignetCore
 /// Finds the key for a signature's `keyid`.
 public protocol HTTPSignatureKeyStore: Sendable {
     /// The key registered under `keyID`, or nil when there is none.
-    ///
-    /// Called on the verifier's caller's executor (`nonisolated(nonsending)`), so that a
-    /// lookup that does not suspend costs no hop; a store that does I/O may leave the
-    /// annotation out, and its lookups then run on the global executor.
-    nonisolated(nonsending) func verificationKey(for keyID: String) async throws -> HTTPVerificationKey?
+    func verificationKey(for keyID: String) async throws -> HTTPVerificationKey?
 }
 
 /// A fixed set of keys, by key id.
@@ -28,7 +24,7 @@ public struct StaticHTTPSignatureKeys: HTTPSignatureKeyStore {
     }
 
     /// The key registered under `keyID`, or nil.
-    public nonisolated(nonsending) func verificationKey(for keyID: String) async throws -> HTTPVerificationKey? { keys[keyID] }
+    public func verificationKey(for keyID: String) async throws -> HTTPVerificationKey? { keys[keyID] }
 }
 
 /// What a verified signature established.
@@ -68,7 +64,7 @@ public struct HTTPMessageVerifier: Sendable {
     }
 
     /// Verifies a request and its body (nil or empty when it has none).
-    public nonisolated(nonsending) func verify(_ request: HTTPRequest, body: [UInt8]?, label: String? = nil, keyID: String? = nil) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
+    public func verify(_ request: HTTPRequest, body: [UInt8]?, label: String? = nil, keyID: String? = nil) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
         try await verify(.request(request), bodyDigests: body.flatMap { ContentDigest.digests(of: $0) }, label: label, keyID: keyID)
     }
 
@@ -77,10 +73,7 @@ public struct HTTPMessageVerifier: Sendable {
     ///
     /// Of several signatures, the first that passes every check is the result; `label` or
     /// `keyID` pick one. When none passes, the reason the first candidate failed is thrown.
-    ///
-    /// It runs on the caller's executor (`nonisolated(nonsending)`): a server's request task
-    /// checks its own request, with no hop to another executor and back.
-    public nonisolated(nonsending) func verify(
+    public func verify(
         _ message: SignedMessage, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, label: String? = nil, keyID: String? = nil
     ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
         let signatures = try SignatureFields(message.fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures)
@@ -102,7 +95,7 @@ public struct HTTPMessageVerifier: Sendable {
         throw firstError!
     }
 
-    private nonisolated(nonsending) func check(
+    private func check(
         _ entry: SignatureFields.Entry, message: SignedMessage, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?
     ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
         let input = try entry.input
@@ -150,7 +143,7 @@ public struct HTTPMessageVerifier: Sendable {
         if let contentDigestField {
             try ContentDigest.verify(stated: try ContentDigest.parse(contentDigestField), computed: bodyDigests ?? Self.emptyBodyDigests)
         } else if bodyDigests != nil, policy.requireContentDigestWithBody {
-            throw .bodyWithoutContentDigest
+            throw .contentDigest(detail: "a body came without a Content-Digest field")
         }
         if replayProtected, let cache = nonceCache, let nonce = parameters.nonce, let acceptableUntil {
             let until = Date(timeIntervalSince1970: TimeInterval(max(acceptableUntil, now) + 1))

@@ -44,12 +44,6 @@ public enum HTTPSignatureError: Error, Sendable, Equatable {
     case invalidArgument(detail: String)
 }
 
-extension HTTPSignatureError {
-    /// A body came without a `Content-Digest` field while the policy wants one with every body
-    /// (``HTTPSignaturePolicy/requireContentDigestWithBody``).
-    public static let bodyWithoutContentDigest = HTTPSignatureError.contentDigest(detail: "a body came without a Content-Digest field")
-}
-
 extension HTTPSignatureError: SignetError {
     /// The message a user can act on: the input concerned and the problem, never a CLI flag.
     public var description: String {

@@ -6,10 +6,7 @@ import Synchronization
 public protocol NonceCache: Sendable {
     /// Records `nonce` for `keyID` until `expiry`. Returns false when it was already recorded
     /// (a replay). Throws ``HTTPSignatureError/replayCacheFull`` when it cannot remember more.
-    ///
-    /// Called on the verifier's caller's executor (`nonisolated(nonsending)`), as
-    /// ``HTTPSignatureKeyStore/verificationKey(for:)`` is.
-    nonisolated(nonsending) func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool
+    func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool
 }
 
 /// A ``NonceCache`` in memory, bounded: entries leave when they expire, and when it is full
@@ -59,16 +56,17 @@ public final class InMemoryNonceCache: NonceCache {
 
     /// A cache holding at most `capacity` nonces (100,000 by default).
     ///
-    /// Room for `capacity` nonces, up to ``reservedCapacity``, is reserved at once: about 110
-    /// bytes a nonce, 11 MiB for the default, most of it in use once a few thousand nonces are
-    /// held. A cache that grew instead would stop every request, under its lock, to copy all it
-    /// holds each time it doubled.
-    public init(capacity: Int = 100_000, clock: @escaping @Sendable () -> Date = Date.init) {
+    /// Room for `reserving` nonces — by default `capacity`, up to ``reservedCapacity`` — is
+    /// reserved at once: about 110 bytes a nonce, 11 MiB for the default (of which the system
+    /// backs the insertion order's part only as it fills). Past that room the cache grows, and
+    /// each time it doubles it stops every request, under its lock, to copy all it holds; a
+    /// server that expects more nonces within its signatures' lifetime reserves room for them.
+    public init(capacity: Int = 100_000, reserving: Int? = nil, clock: @escaping @Sendable () -> Date = Date.init) {
         self.capacity = max(1, capacity)
         self.clock = clock
         var random = SystemRandomNumberGenerator()
         self.salts = (random.next(), random.next())
-        let reserved = min(self.capacity, Self.reservedCapacity)
+        let reserved = min(self.capacity, max(0, reserving ?? Self.reservedCapacity))
         state.withLock {
             $0.expiries.reserveCapacity(reserved)
             // The insertion order runs up to twice the nonces held before it is compacted.
@@ -76,8 +74,8 @@ public final class InMemoryNonceCache: NonceCache {
         }
     }
 
-    /// The most nonces a cache reserves room for up front (1,048,576); a larger one grows past
-    /// it as it fills.
+    /// The most nonces a cache reserves room for up front unless told otherwise (1,048,576); a
+    /// larger one grows past it as it fills.
     public static let reservedCapacity = 1 << 20
 
     /// How many nonces are held now.
@@ -85,7 +83,7 @@ public final class InMemoryNonceCache: NonceCache {
 
     /// Records `nonce` for `keyID` until `expiry`; false for a replay, and
     /// ``HTTPSignatureError/replayCacheFull`` when ``capacity`` unexpired nonces are held.
-    public nonisolated(nonsending) func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+    public func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
         let now = clock()
         let key = fingerprint(nonce: nonce, keyID: keyID)
         let capacity = capacity

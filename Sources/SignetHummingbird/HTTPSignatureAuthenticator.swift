@@ -67,19 +67,19 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     /// Collects the body, if the request may have one (so the route can still read it), then
     /// authenticates.
     ///
-    /// A request whose head shows no body is not read: `Content-Length: 0`, or neither
-    /// `Content-Length` nor `Transfer-Encoding` nor `Content-Digest` — over HTTP/1.1 that
-    /// means no body (RFC 9112 §6.3). Over HTTP/2 or 3 such a request may still stream one;
-    /// when the policy wants a digest with every body
-    /// (``HTTPSignaturePolicy/requireContentDigestWithBody``), the route that reads it gets the
-    /// 401 the verifier would have given.
+    /// A request whose head shows no body is verified without reading one: `Content-Length: 0`,
+    /// or none of `Content-Length`, `Transfer-Encoding` and `Content-Digest` — over HTTP/1.1
+    /// that means no body (RFC 9112 §6.3). Over HTTP/2 or 3 such a request may still stream
+    /// one. When the policy wants a digest with every body
+    /// (``HTTPSignaturePolicy/requireContentDigestWithBody``, the default), a route that reads
+    /// it gets the 401 the verifier gives a body the signature does not cover — at the read,
+    /// so after the nonce was recorded and the identity made. With that policy off the route
+    /// reads such a body as it streams, unsigned and not limited by ``maximumBodySize``.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // An unsigned request is answered (or passed on) before its body is read.
         if Self.isUnsigned(request) {
             if missingSignature == .passThrough { return try await next(request, context) }
-            throw HTTPError(
-                .unauthorized, headers: [.acceptSignature: acceptSignature],
-                message: HTTPSignatureError.missingSignature(detail: "the request has no Signature-Input and Signature fields").description)
+            throw verifier.answer(.missingSignature(detail: "the request has no Signature-Input and Signature fields"))
         }
         var request = request
         let digests: [ContentDigest.Algorithm: [UInt8]]?
@@ -87,7 +87,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
             digests = Self.digests(of: try await request.collectBody(upTo: maximumBodySize))
         } else {
             digests = nil
-            if request.headers[.contentLength] == nil, verifier.policy.requireContentDigestWithBody {
+            if verifier.policy.requireContentDigestWithBody {
                 request.body = RequestBody(asyncSequence: UndeclaredBody(body: request.body, verifier: verifier))
             }
         }
@@ -102,7 +102,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     /// request is unsigned and passes through, or the identity closure gives none. A failed
     /// check throws 401 with `Accept-Signature`, a full replay cache 503, and a body over
     /// ``maximumBodySize`` 413.
-    public nonisolated(nonsending) func authenticate(request: Request, context: Context) async throws -> Identity? {
+    public func authenticate(request: Request, context: Context) async throws -> Identity? {
         if missingSignature == .passThrough, Self.isUnsigned(request) {
             return nil
         }
@@ -111,7 +111,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     }
 
     /// ``authenticate(request:context:)`` with the body's digests (nil: no body).
-    private nonisolated(nonsending) func authenticate(
+    private func authenticate(
         request: Request, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, context: Context
     ) async throws -> Identity? {
         let verified = try await verify(head: request.head, bodyDigests: bodyDigests)
@@ -135,7 +135,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     /// storage, checked against the digests after (the route's job) — with the public scheme and
     /// authority put in and the failures answered as ``authenticate(request:context:)`` answers
     /// them (401 with `Accept-Signature`, a full replay cache 503).
-    public nonisolated(nonsending) func verify(head: HTTPRequest, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?) async throws -> VerifiedHTTPSignature {
+    public func verify(head: HTTPRequest, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?) async throws -> VerifiedHTTPSignature {
         do {
             return try await verifier.verify(.request(publicHead(head)), bodyDigests: bodyDigests)
         } catch {
@@ -175,9 +175,10 @@ extension HTTPSignatureAuthenticator where Context.Identity == VerifiedHTTPSigna
     }
 }
 
-/// The body of a verified request whose head declared none (no `Content-Length`,
-/// `Transfer-Encoding` or `Content-Digest`): over HTTP/2 or 3 one may still come. Bytes that
-/// do are refused when read, as the verifier refuses a body without a `Content-Digest`.
+/// The body of a verified request whose head declared none (`Content-Length: 0`, or no
+/// `Content-Length`, `Transfer-Encoding` or `Content-Digest`): over HTTP/2 or 3 one may still
+/// come. Bytes that do are refused when read, as the verifier refuses a body its signature
+/// does not cover.
 struct UndeclaredBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let body: RequestBody
@@ -190,7 +191,8 @@ struct UndeclaredBody: AsyncSequence, Sendable {
         mutating func next() async throws -> ByteBuffer? {
             while let chunk = try await body.next() {
                 guard chunk.readableBytes == 0 else {
-                    throw verifier.answer(.bodyWithoutContentDigest)
+                    // What the verifier says of a body the signature does not cover.
+                    throw verifier.answer(.componentNotCovered("content-digest"))
                 }
             }
             return nil

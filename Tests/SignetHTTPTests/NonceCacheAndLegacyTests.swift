@@ -82,6 +82,17 @@ struct NonceCacheTests {
         #expect(cache.count == 1)
     }
 
+    @Test("room reserved beyond the capacity, or none, changes nothing the cache holds or refuses", arguments: [-1, 0, 2, 1000])
+    func reserving(_ reserved: Int) async throws {
+        let clock = ManualClock(HTTPTestSupport.now)
+        let cache = InMemoryNonceCache(capacity: 4, reserving: reserved, clock: clock.function)
+        let until = clock.now.addingTimeInterval(100)
+        try await Self.fill(cache, "n", 0..<4, lasting: 100, clock: clock)
+        await #expect(throws: HTTPSignatureError.replayCacheFull) { try await cache.insert(nonce: "n4", keyID: "k", until: until) }
+        #expect(try await cache.insert(nonce: "n3", keyID: "k", until: until) == false)
+        #expect(cache.count == 4 && cache.capacity == 4)
+    }
+
     @Test("a flood of ten times the capacity, with time moving on, keeps the count within the capacity")
     func flood() async throws {
         let clock = ManualClock(HTTPTestSupport.now)
