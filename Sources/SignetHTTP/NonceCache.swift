@@ -109,17 +109,15 @@ public final class InMemoryNonceCache: NonceCache {
     /// The pair's fingerprint. The key id's length goes in first, so ("k", "1n2") and
     /// ("k1", "n2") differ.
     private func fingerprint(nonce: String, keyID: String) -> Fingerprint {
-        var first = Hasher()
-        first.combine(salts.0)
-        first.combine(keyID.utf8.count)
-        first.combine(keyID)
-        first.combine(nonce)
-        var second = Hasher()
-        second.combine(salts.1)
-        second.combine(keyID.utf8.count)
-        second.combine(keyID)
-        second.combine(nonce)
-        return Fingerprint(high: UInt64(bitPattern: Int64(first.finalize())), low: UInt64(bitPattern: Int64(second.finalize())))
+        func run(_ salt: UInt64) -> UInt64 {
+            var hasher = Hasher()
+            hasher.combine(salt)
+            hasher.combine(keyID.utf8.count)
+            hasher.combine(keyID)
+            hasher.combine(nonce)
+            return UInt64(bitPattern: Int64(hasher.finalize()))
+        }
+        return Fingerprint(high: run(salts.0), low: run(salts.1))
     }
 
     /// Drops expired entries: from the front of the insertion order (cheap, the common

@@ -43,18 +43,8 @@ func routeLoop(count: Int) async throws {
             throw SignetCoreError.invalidArgument(detail: "route-loop: \(head.path ?? "") answered \(response.status)")
         }
     }
-    // Alternating batches, so that a neighbour's load on a shared machine hits both sides.
-    let batches = 10, size = count / batches
-    var plainTime = 0.0, signedTime = 0.0
-    for batch in 0..<batches {
-        let plainStart = DispatchTime.now().uptimeNanoseconds
-        for index in batch * size..<(batch + 1) * size { try await answer(plainHeads[index]) }
-        plainTime += Double(DispatchTime.now().uptimeNanoseconds - plainStart)
-        let signedStart = DispatchTime.now().uptimeNanoseconds
-        for index in batch * size..<(batch + 1) * size { try await answer(heads[index]) }
-        signedTime += Double(DispatchTime.now().uptimeNanoseconds - signedStart)
-    }
-    let plain = plainTime / 1e3 / Double(batches * size), signed = signedTime / 1e3 / Double(batches * size)
+    let times = try await alternatingBatches(count: count, batches: 10, [{ try await answer(plainHeads[$0]) }, { try await answer(heads[$0]) }])
+    let (plain, signed) = (times[0], times[1])
     print(String(format: "%.2f µs per /plain request, %.2f µs per /signed (hmac) request, %.2f µs more", plain, signed, signed - plain))
 }
 

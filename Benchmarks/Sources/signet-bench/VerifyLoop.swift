@@ -32,26 +32,29 @@ func verifyLoop(count: Int, kind: String) async throws {
     var policy = HTTPSignaturePolicy()
     policy.maximumAge = Int64.max / 4
     let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys([keyID: verificationKey]), policy: policy)
-    // Alternating batches, so that a neighbour's load on a shared machine hits both sides.
-    var fullTime = 0.0, checkTime = 0.0
-    let batches = pool == nil ? 1 : 10, size = count / batches
-    var next = 0
-    for _ in 0..<batches {
-        let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<size {
-            _ = try await verifier.verify(.request(requests[next % requests.count]), bodyDigests: nil)
-            next += 1
+    var loops: [(Int) async throws -> Void] = [{ index in
+        _ = try await verifier.verify(.request(requests[index % requests.count]), bodyDigests: nil)
+    }]
+    if let pool { loops.append { _ in try pool.checkNext() } }
+    let times = try await alternatingBatches(count: count, batches: pool == nil ? 1 : 10, loops)
+    guard times.count == 2 else { return print(String(format: "%.2f µs per verification", times[0])) }
+    print(String(format: "%.2f µs per verification, %.2f µs the signature check alone, %.2f µs beyond it", times[0], times[1], times[0] - times[1]))
+}
+
+/// Times each loop body over `count` calls (the call's number passed in), in alternating
+/// batches so that a neighbour's load on a shared machine hits every body alike. Returns the
+/// mean microseconds per call of each, in order.
+func alternatingBatches(count: Int, batches: Int, _ bodies: [(Int) async throws -> Void]) async throws -> [Double] {
+    let size = count / batches
+    var times = [Double](repeating: 0, count: bodies.count)
+    for batch in 0..<batches {
+        for (which, body) in bodies.enumerated() {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for index in batch * size..<(batch + 1) * size { try await body(index) }
+            times[which] += Double(DispatchTime.now().uptimeNanoseconds - start)
         }
-        fullTime += Double(DispatchTime.now().uptimeNanoseconds - start)
-        guard let pool else { continue }
-        let bareStart = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<size { try pool.checkNext() }
-        checkTime += Double(DispatchTime.now().uptimeNanoseconds - bareStart)
     }
-    let full = fullTime / 1e3 / Double(batches * size)
-    guard pool != nil else { return print(String(format: "%.2f µs per verification", full)) }
-    let check = checkTime / 1e3 / Double(batches * size)
-    print(String(format: "%.2f µs per verification, %.2f µs the signature check alone, %.2f µs beyond it", full, check, full - check))
+    return times.map { $0 / 1e3 / Double(batches * size) }
 }
 
 /// `count` distinct signed `GET http://127.0.0.1:8080/signed` requests, each with its own nonce.
