@@ -1,4 +1,5 @@
 import HTTPTypes
+import NIOCore
 import SignetTLS
 import SignetX509
 
@@ -35,9 +36,9 @@ public struct PinnedTransport: ClientTransport {
     /// The client underneath.
     public let client: PinnedHTTPSClient
 
-    /// A transport trusting servers by `trust`.
-    public init(trust: TLSTrustPolicy) {
-        client = PinnedHTTPSClient(trust: trust)
+    /// A transport trusting servers by `trust`, giving each exchange `timeout` to complete.
+    public init(trust: TLSTrustPolicy, timeout: Duration = .seconds(30)) {
+        client = PinnedHTTPSClient(trust: trust, timeout: TimeAmount(timeout))
     }
 
     public func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {

@@ -57,7 +57,7 @@ import RawStructuredFieldValues
     /// The labels of the `Signature-Input` field of `fields` (none when it does not parse),
     /// as the signer reads them.
     public static func labels(in fields: HTTPFields) -> Set<String> {
-        SignatureFields.labels(in: fields)
+        SignatureFields.labels(in: fields, maximumSignatures: .max, maximumFieldBytes: .max)
     }
 
     /// Where Signet's structured-dictionary parser and swift-http-structured-headers' parser

@@ -81,7 +81,7 @@ public struct HTTPMessageSigner: Sendable {
         guard Self.isValidLabel(label) else {
             throw HTTPSignatureError.invalidArgument(detail: "the label \"\(label)\" must be a structured-field key (a–z 0–9 _ - . *, starting with a letter)")
         }
-        if SignatureFields.labels(in: existing).contains(label) {
+        if SignatureFields.labels(in: existing, maximumSignatures: .max, maximumFieldBytes: .max).contains(label) {
             throw HTTPSignatureError.invalidArgument(detail: "the message already has a signature labelled \(label)")
         }
         guard let keyID = keyID ?? key.defaultKeyID else {

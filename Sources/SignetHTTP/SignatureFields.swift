@@ -125,15 +125,27 @@ struct SignatureFields {
         return result
     }
 
-    /// The labels of the signatures a message already has (none if its field is damaged).
-    static func labels(in fields: HTTPFields) -> Set<String> {
-        guard let inputs = try? dictionary(fields, .signatureInput, limit: Int.max) else { return [] }
+    /// The labels of the signatures a message already has: none if its field is damaged, over
+    /// `maximumFieldBytes`, or names more than `maximumSignatures` (what a verifier would refuse
+    /// to read, so that nobody signs over more than a verifier checks).
+    static func labels(in fields: HTTPFields, maximumSignatures: Int, maximumFieldBytes: Int) -> Set<String> {
+        guard let inputs = try? dictionary(fields, .signatureInput, limit: maximumFieldBytes), inputs.count <= maximumSignatures else { return [] }
         return Set(inputs.map(\.0))
     }
 }
 
 extension HTTPFields {
-    /// The labels of the message's `Signature-Input` field (none when it does not parse): what
-    /// a response signature names to cover a request's signature (`"signature";req;key=LABEL`).
-    public var signatureLabels: Set<String> { SignatureFields.labels(in: self) }
+    /// The labels of the message's `Signature-Input` field: what a response signature names to
+    /// cover a request's signature (`"signature";req;key=LABEL`). None when the field does not
+    /// parse or is more than a verifier with the default ``HTTPSignaturePolicy`` reads.
+    public var signatureLabels: Set<String> {
+        let policy = HTTPSignaturePolicy()
+        return signatureLabels(maximumSignatures: policy.maximumSignatures, maximumFieldBytes: policy.maximumFieldBytes)
+    }
+
+    /// The labels of the message's `Signature-Input` field, none when it does not parse, is
+    /// over `maximumFieldBytes` or names more than `maximumSignatures` signatures.
+    public func signatureLabels(maximumSignatures: Int, maximumFieldBytes: Int) -> Set<String> {
+        SignatureFields.labels(in: self, maximumSignatures: maximumSignatures, maximumFieldBytes: maximumFieldBytes)
+    }
 }

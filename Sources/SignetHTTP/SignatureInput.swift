@@ -129,10 +129,11 @@ public struct SignatureInput: Sendable, Equatable {
     func signatureBaseBytes(for message: SignedMessage) throws(HTTPSignatureError) -> [UInt8] {
         var base: [UInt8] = []
         base.reserveCapacity(256)
+        var parsed = ParsedDictionaries()
         for component in components {
             component.appendIdentifier(to: &base)
             base.append(contentsOf: ": ".utf8)
-            base.append(contentsOf: try message.value(of: component).utf8)
+            base.append(contentsOf: try message.value(of: component, parsed: &parsed).utf8)
             base.append(UInt8(ascii: "\n"))
         }
         base.append(contentsOf: "\"@signature-params\": ".utf8)

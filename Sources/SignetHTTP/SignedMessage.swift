@@ -9,6 +9,12 @@ public enum StructuredFieldKind: Sendable {
     case item, list, dictionary
 }
 
+/// Dictionary fields already parsed while one signature base is built, by field name (and
+/// whether they are the related request's).
+struct ParsedDictionaries {
+    var fields: [String: OrderedMap<String, ItemOrInnerList>] = [:]
+}
+
 /// The message a signature covers: a request, or a response together with the request it
 /// answers (for components marked `req`).
 public struct SignedMessage: Sendable {
@@ -44,6 +50,13 @@ public struct SignedMessage: Sendable {
 
     /// The value of `component` for the signature base (RFC 9421 §2.1, §2.2).
     func value(of component: SignatureComponent) throws(HTTPSignatureError) -> String {
+        var parsed = ParsedDictionaries()
+        return try value(of: component, parsed: &parsed)
+    }
+
+    /// The value of `component`, parsing a dictionary field that several `key` components
+    /// name only once for the whole base (`parsed` keeps it).
+    func value(of component: SignatureComponent, parsed: inout ParsedDictionaries) throws(HTTPSignatureError) -> String {
         if component.fromRequest {
             guard response != nil, let request else {
                 throw .missingComponent("\(component) (no related request)")
@@ -52,10 +65,43 @@ public struct SignedMessage: Sendable {
             related.structuredFields = structuredFields
             var plain = component
             plain.fromRequest = false
-            return try related.value(of: plain)
+            return try related.fieldOrDerivedValue(plain, parsed: &parsed, related: true)
         }
+        return try fieldOrDerivedValue(component, parsed: &parsed, related: false)
+    }
+
+    private func fieldOrDerivedValue(_ component: SignatureComponent, parsed: inout ParsedDictionaries, related: Bool) throws(HTTPSignatureError) -> String {
         if component.isDerived { return try derivedValue(component) }
+        if let key = component.key, !component.byteSequence {
+            let memoKey = (related ? "req " : "") + component.name
+            let dictionary: OrderedMap<String, ItemOrInnerList>
+            if let known = parsed.fields[memoKey] {
+                dictionary = known
+            } else {
+                dictionary = try parseDictionary(component.name)
+                parsed.fields[memoKey] = dictionary
+            }
+            guard let member = dictionary[key] else { throw .missingComponent(component.description) }
+            do {
+                return try SignatureInput.serialize(member)
+            } catch {
+                throw .malformedField(field: component.name, detail: "not a structured field (\(error))")
+            }
+        }
         return try fieldValue(component, in: fields)
+    }
+
+    /// The message's field `name` as a structured dictionary.
+    private func parseDictionary(_ name: String) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {
+        guard let fieldName = HTTPField.Name(name) else { throw .missingComponent(name) }
+        let values = fields[values: fieldName]
+        guard !values.isEmpty else { throw .missingComponent(name) }
+        var parser = StructuredFieldValueParser(Array(values.joined(separator: ", ").utf8))
+        do {
+            return try parser.parseDictionaryFieldValue()
+        } catch {
+            throw .malformedField(field: name, detail: "not a structured field (\(error))")
+        }
     }
 
     private func derivedValue(_ component: SignatureComponent) throws(HTTPSignatureError) -> String {

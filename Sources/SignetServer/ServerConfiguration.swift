@@ -38,12 +38,28 @@ public struct ServerConfiguration: Sendable {
     public var passwordLength = 10...1024
     /// The longest display name, in characters.
     public var maximumDisplayNameLength = 100
+    /// The longest display name, in bytes of UTF-8 (a few characters can carry kilobytes of combining marks).
+    public var maximumDisplayNameBytes = 400
     /// How long a session lasts, in seconds (30 days).
     public var sessionLifetime: Int64 = 30 * 24 * 3600
 
-    /// Failed sign-ins allowed per account, and per client address, in one window.
+    /// What a connection or request may cost before it has proved anything (docs/server.md "Limits").
+    public var limits = ServerLimits()
+    /// The proxies whose `Forwarded`/`X-Forwarded-For` fields name the client; from any other
+    /// peer those fields are ignored and the peer's address is the client's.
+    public var trustedProxies: [IPAddressRange] = []
+
+    /// Failed sign-ins allowed per account from one client address, in one window.
     public var failedSignInsPerAccount = 5
+    /// Failed sign-ins allowed per client address, whatever the account, in one window.
     public var failedSignInsPerAddress = 50
+    /// Failed sign-ins of one account, from all addresses, after which each address gets a
+    /// single failed attempt at that account for the rest of the window. The owner signing in
+    /// from an address that has not failed is never refused (docs/server.md "Sign-in attempts").
+    public var failedSignInsBeforeAccountAlarm = 20
+    /// Registrations allowed per client address, and from everyone together, in one window.
+    public var registrationsPerAddress = 10
+    public var registrationsPerWindow = 1000
     /// The rate-limit window, in seconds (15 minutes).
     public var rateLimitWindow: Int64 = 15 * 60
 

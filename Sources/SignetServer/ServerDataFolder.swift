@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SignetBundle
 import SignetCore
@@ -6,17 +7,25 @@ import SignetX509
 import X509
 
 /// The embedded server's data folder: the SQLite database, a vault holding the server's keys
-/// (unlocked by a key file beside it, mode 0600), and a self-signed TLS certificate for
-/// `localhost`, 127.0.0.1 and ::1, all made on first start.
+/// (unlocked by a key file beside it), and a self-signed TLS certificate for `localhost`,
+/// 127.0.0.1 and ::1, all made on first start.
 ///
 /// ```
+/// DIR/                       0700, like every folder in it; every file in it is 0600
 /// DIR/signet.sqlite          users, sessions, apps, nonces (unless the database is PostgreSQL)
-/// DIR/server.vault           the response-signing key (Ed25519), the TLS key and a backup (P-256)
-/// DIR/server.vault.key       the vault's key file (0600)
+/// DIR/server.vault           the response-signing key (Ed25519), the TLS key and a backup (P-256),
+///                            the key that seals HMAC app secrets in the database
+/// DIR/server.vault.key       the vault's key file
 /// DIR/tls-certificate.pem    the self-signed certificate; its key's pin is printed for clients
 /// DIR/response-key.pem       the public key that signs responses, for clients to check them
 /// DIR/trust.json             the resource trust root (current when the server started), for apps to ship
+/// DIR/work/                  uploads being published, one folder per running server (``openWorkFolder()``)
 /// ```
+///
+/// The folder is refused when its group or others may write it, or when it belongs to another
+/// user than the server's (or root); what is in it is narrowed to its owner at every start
+/// (``prepare()``). The public files (certificate, response key, trust root) are 0600 too:
+/// inside a 0700 folder a wider mode would give nobody anything, and one rule is easier to check.
 ///
 /// The vault keeps keys out of plain files and out of the database; it is only as safe as the
 /// key file, so a deployment puts that on other storage (`signet serve --vault-key-file`) or gives a
@@ -34,6 +43,9 @@ public struct ServerDataFolder: Sendable {
     /// A second TLS key, not in use: its pin is the backup every client pins too (RFC 7469
     /// §4.3), so the server can move to it without locking clients out.
     public static let tlsBackupKeyAccount = "tls-backup"
+    /// The 256-bit key that seals HMAC app secrets in the database (``ServerStore``): nodes
+    /// sharing a database share it by sharing the folder.
+    public static let appSecretKeyAccount = "app-secret-key"
 
     public init(path: String, vaultKeyFile: String? = nil) {
         self.path = path
@@ -52,7 +64,7 @@ public struct ServerDataFolder: Sendable {
     public func writeTrustRoot(_ root: TrustRoot) throws(ServerError) {
         guard (try? FileInput.readAll(path: trustRootPath, limit: 1 << 20)) != root.fileBytes else { return }
         do {
-            try AtomicFile.write(root.fileBytes, to: trustRootPath, permissions: .standard, overwrite: true)
+            try AtomicFile.write(root.fileBytes, to: trustRootPath, permissions: .privateToOwner, overwrite: true)
         } catch {
             throw .configuration(detail: "\(trustRootPath): \(error)")
         }
@@ -71,22 +83,24 @@ public struct ServerDataFolder: Sendable {
         public var backupPin: KeyFingerprint { backupTLSKey.fingerprint }
         /// Whether this start created the keys and certificate.
         public var created: Bool
+        /// The key that seals HMAC app secrets in the database (``ServerStore/init(database:appSecretKey:clock:)``).
+        public var appSecretKey: SymmetricKey
     }
 
     /// Opens the folder, creating what is missing (under a lock, so nodes sharing a folder
-    /// agree on one set of keys).
+    /// agree on one set of keys). A folder that others may write or another user owns is
+    /// refused (``checkAccess()``); the folder and what is directly in it are narrowed to 0700
+    /// and 0600 (``restrictAccess()``).
     public func prepare() async throws(ServerError) -> Identity {
+        try checkAccess()
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw .configuration(detail: "\(path): cannot create the data folder: \(error.localizedDescription)")
         }
-        let lock = open(path + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw .configuration(detail: "\(path)/.lock: \(String(cString: strerror(errno)))") }
+        try restrictAccess()
+        let lock = try acquireLock()
         defer { close(lock) }
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw .configuration(detail: "\(path)/.lock: \(String(cString: strerror(errno)))") }
-        }
         do {
             return try await prepareLocked()
         } catch let error as ServerError {
@@ -116,6 +130,7 @@ public struct ServerDataFolder: Sendable {
         let responseKey = try await key(in: vault, account: Self.responseKeyAccount, type: .ed25519)
         let tlsKey = try await key(in: vault, account: Self.tlsKeyAccount, type: .p256)
         let backupKey = try await key(in: vault, account: Self.tlsBackupKeyAccount, type: .p256)
+        let appSecretKey = try await symmetricKey(in: vault, account: Self.appSecretKeyAccount)
         let certificate: Certificate
         if AtomicFile.exists(certificatePath), let existing = try X509Files.readCertificates(path: certificatePath).first,
            existing.publicKey == (try SignerPrivateKey(SoftwareSigner(key: tlsKey))).publicKey,
@@ -125,14 +140,16 @@ public struct ServerDataFolder: Sendable {
             certificate = try await CertificateFactory.selfSigned(
                 signer: SoftwareSigner(key: tlsKey), subject: try SubjectParsing.distinguishedName("CN=localhost,O=Signet server"),
                 alternativeNames: try SubjectParsing.alternativeNames("DNS:localhost,IP:127.0.0.1,IP:::1"), days: 397)
-            try AtomicFile.write(try X509Files.encodePEM([certificate]), to: certificatePath, permissions: .standard, overwrite: true)
+            try AtomicFile.write(try X509Files.encodePEM([certificate]), to: certificatePath, permissions: .privateToOwner, overwrite: true)
             created = true
         }
         let responsePEM = try responseKey.publicKey.encoded(as: .pem)
         if (try? FileInput.readAll(path: responseKeyPath, limit: 1 << 16)) != responsePEM {
-            try AtomicFile.write(responsePEM, to: responseKeyPath, permissions: .standard, overwrite: true)
+            try AtomicFile.write(responsePEM, to: responseKeyPath, permissions: .privateToOwner, overwrite: true)
         }
-        return Identity(responseSigner: try SoftwareSigner(key: responseKey), tlsKey: tlsKey, certificate: certificate, backupTLSKey: backupKey.publicKey, created: created)
+        return Identity(
+            responseSigner: try SoftwareSigner(key: responseKey), tlsKey: tlsKey, certificate: certificate, backupTLSKey: backupKey.publicKey,
+            created: created, appSecretKey: appSecretKey)
     }
 
     private func key(in vault: Vault, account: String, type: KeyGenerationType) async throws -> PrivateKey {
@@ -141,6 +158,22 @@ public struct ServerDataFolder: Sendable {
         }
         let key = try PrivateKey.generate(type)
         try await vault.setPrivateKey(key, service: Self.vaultService, account: account)
+        return key
+    }
+
+    /// The 256-bit key stored as the secret of `account`, made when missing.
+    private func symmetricKey(in vault: Vault, account: String) async throws -> SymmetricKey {
+        if (try? await vault.item(service: Self.vaultService, account: account)) != nil {
+            let secret = try await vault.secret(service: Self.vaultService, account: account)
+            guard secret.count == 32 else {
+                throw ServerError.configuration(detail: "\(vaultPath): \(Self.vaultService)/\(account) holds \(secret.count) bytes, not a 32-byte key")
+            }
+            var bytes = secret.bytes
+            defer { SecretBytes.zero(&bytes) }
+            return SymmetricKey(data: bytes)
+        }
+        let key = SymmetricKey(size: .bits256)
+        try await vault.add(key.withUnsafeBytes { SecretBytes($0) }, service: Self.vaultService, account: account)
         return key
     }
 }

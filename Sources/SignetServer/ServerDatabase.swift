@@ -24,6 +24,12 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether the location carries a password (`postgres://user:PASSWORD@…`).
+    public var containsPassword: Bool {
+        guard case .postgres(let url) = self else { return false }
+        return Self.redactingPassword(url) != url
+    }
+
     /// The location with any password removed, for logs and messages.
     public var description: String {
         switch self {
@@ -77,6 +83,10 @@ public final class ServerDatabase: Sendable {
         self.logger = logger
         switch location {
         case .sqlite(let path):
+            // Made 0600 before SQLite opens it: SQLite gives its -wal and -shm files the
+            // database's mode, so none of them is readable by others whatever the umask.
+            try FileAccess.createPrivateFile(path)
+            for companion in [path + "-wal", path + "-shm"] { try FileAccess.restrict(companion) }
             func makePool(_ synchronous: String) -> Pool {
                 let source = TunedSQLiteSource(base: SQLiteConnectionSource(configuration: .init(storage: .file(path: path))), synchronous: synchronous)
                 return .sqlite(EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: 4, logger: logger, on: eventLoopGroup))

@@ -36,6 +36,11 @@ public enum ServerError: Error, Sendable, Equatable {
     case rangeNotSatisfiable(size: Int64)
     /// Too many attempts; retry after the given seconds (429).
     case rateLimited(retryAfter: Int)
+    /// The request's body did not arrive whole in time (408); the connection is closed.
+    case requestTimeout(limit: Duration)
+    /// The server has more expensive work (password hashing) queued than it takes; retry after
+    /// the given seconds (503 with `Retry-After`).
+    case overloaded(retryAfter: Int)
     /// The database or another dependency failed; retry later (503). The detail is logged,
     /// never sent.
     case unavailable(detail: String)
@@ -60,6 +65,8 @@ extension ServerError: SignetError {
         case .unprocessable(let field, let detail): return "\(field): \(detail)"
         case .rangeNotSatisfiable(let size): return "the range starts past the end of the resource (\(size) bytes)"
         case .rateLimited(let retryAfter): return "too many attempts; retry in \(retryAfter) s"
+        case .requestTimeout(let limit): return "the request body did not arrive within \(limit.components.seconds) s"
+        case .overloaded(let retryAfter): return "the server is busy; retry in \(retryAfter) s"
         case .unavailable: return "the server cannot answer this now; retry later"
         case .configuration(let detail): return detail
         case .remote(let status, let code, let detail): return "the server answered \(status) (\(code)): \(detail)"
@@ -70,7 +77,7 @@ extension ServerError: SignetError {
     public var category: FailureCategory {
         switch self {
         case .badRequest, .payloadTooLarge, .unsupportedMediaType, .unprocessable: return .malformedInput
-        case .unavailable, .configuration: return .environment
+        case .unavailable, .configuration, .overloaded, .requestTimeout: return .environment
         default: return .checkFailed
         }
     }
@@ -91,6 +98,8 @@ extension ServerError: SignetError {
         case .unprocessable: return .unprocessable
         case .rangeNotSatisfiable: return .rangeNotSatisfiable
         case .rateLimited: return .rateLimited
+        case .requestTimeout: return .requestTimeout
+        case .overloaded: return .overloaded
         case .unavailable: return .unavailable
         case .configuration: return .configuration
         case .remote: return .remote
@@ -110,6 +119,8 @@ extension ServerError: SignetError {
         case .unprocessable: return .unprocessableContent
         case .rangeNotSatisfiable: return .rangeNotSatisfiable
         case .rateLimited: return .tooManyRequests
+        case .requestTimeout: return .requestTimeout
+        case .overloaded: return .serviceUnavailable
         case .unavailable, .configuration: return .serviceUnavailable
         case .remote(let status, _, _): return HTTPResponse.Status(code: status)
         }
@@ -130,6 +141,8 @@ extension SignetErrorCode where Owner == ServerError {
     public static let unprocessable = Self("unprocessable")
     public static let rangeNotSatisfiable = Self("rangeNotSatisfiable")
     public static let rateLimited = Self("rateLimited")
+    public static let requestTimeout = Self("requestTimeout")
+    public static let overloaded = Self("overloaded")
     public static let unavailable = Self("unavailable")
     public static let configuration = Self("configuration")
     public static let remote = Self("remote")

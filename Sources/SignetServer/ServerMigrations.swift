@@ -95,6 +95,17 @@ enum ServerMigrations {
             )
             """,
         ],
+        // 3: a check value of each key the server seals data with (the HMAC app secrets'), so
+        // that a node holding another key refuses to start (ServerStore.sealStoredSecrets).
+        [
+            """
+            CREATE TABLE server_keys (
+                purpose TEXT PRIMARY KEY,
+                key_check TEXT NOT NULL,
+                added_at BIGINT NOT NULL
+            )
+            """,
+        ],
     ]
 
     /// Brings the schema up to date; returns the versions applied now.

@@ -8,13 +8,17 @@ public struct ServerRequestContext: AuthRequestContext, RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The enrolled app or admin that signed the request.
     public var identity: Principal?
-    /// The peer's IP address (the TLS proxy's, behind one).
-    public let clientAddress: String
+    /// The client's IP address: the peer's, or behind a trusted proxy the one the proxy names
+    /// (``ServerConfiguration/trustedProxies``).
+    public internal(set) var clientAddress: String
+    /// The peer's IP address (a proxy's, behind one).
+    public let peerAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.identity = nil
-        self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        self.peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        self.clientAddress = peerAddress
     }
 
     /// The signing principal; 401 when there is none (a route reached without the
@@ -27,5 +31,18 @@ public struct ServerRequestContext: AuthRequestContext, RequestContext {
                 : "this endpoint takes requests signed by an app key; \(identity.name) is an admin")
         }
         return identity
+    }
+}
+
+/// Names the client of every request before anything else reads it (see ``ClientAddress``).
+struct ClientAddressMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+    let trusted: [IPAddressRange]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard !trusted.isEmpty else { return try await next(request, context) }
+        var context = context
+        context.clientAddress = ClientAddress.resolve(peer: context.peerAddress, fields: request.headers, trusted: trusted)
+        return try await next(request, context)
     }
 }

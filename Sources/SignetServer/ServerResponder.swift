@@ -17,10 +17,21 @@ public struct ServerResponder: Sendable {
     public let publicScheme: String?
     public let publicAuthority: String?
 
-    /// A responder signing with `signer` when asked.
-    public init(signer: (any Signer)?, publicScheme: String? = nil, publicAuthority: String? = nil) {
+    /// The most request signatures an answer covers, and the largest `Signature-Input` read
+    /// for their labels: what the server's verifier reads, so that an unauthenticated request
+    /// cannot make the server sign over thousands of labels.
+    let maximumSignatures: Int
+    let maximumFieldBytes: Int
+
+    /// A responder signing with `signer` when asked; it covers the labels of at most as many
+    /// request signatures as `policy` lets a verifier read.
+    public init(
+        signer: (any Signer)?, publicScheme: String? = nil, publicAuthority: String? = nil, policy: HTTPSignaturePolicy = HTTPSignaturePolicy()
+    ) {
         self.publicScheme = publicScheme
         self.publicAuthority = publicAuthority
+        maximumSignatures = policy.maximumSignatures
+        maximumFieldBytes = policy.maximumFieldBytes
         self.signer = signer.map { signer in
             var messageSigner = HTTPMessageSigner(key: .signer(signer))
             messageSigner.label = "server"
@@ -68,7 +79,12 @@ public struct ServerResponder: Sendable {
     /// The problem document for `error` (RFC 9457): `type` ends in the error's stable code.
     public func problem(_ error: ServerError, for request: Request, headers: HTTPFields = [:]) async -> Response {
         var fields = headers
-        if case .rateLimited(let retryAfter) = error { fields[.retryAfter] = String(retryAfter) }
+        switch error {
+        case .rateLimited(let retryAfter), .overloaded(let retryAfter): fields[.retryAfter] = String(retryAfter)
+        // The rest of a body that did not come in time is not waited for: the connection ends.
+        case .requestTimeout: fields[.connection] = "close"
+        default: break
+        }
         return await problem(status: error.status, code: error.codeName, detail: error.description, for: request, headers: fields)
     }
 
@@ -110,7 +126,8 @@ public struct ServerResponder: Sendable {
     /// Adds the `server` signature when the request asks for one.
     private func sign(_ head: inout HTTPResponse, body: [UInt8]?, hasBody: Bool, covering: [String] = [], for request: Request) async throws {
         guard var signer, request.headers[.acceptSignature] != nil else { return }
-        let labels = request.headers[.signature] == nil ? [] : request.headers.signatureLabels.sorted()
+        let labels = request.headers[.signature] == nil
+            ? [] : request.headers.signatureLabels(maximumSignatures: maximumSignatures, maximumFieldBytes: maximumFieldBytes).sorted()
         signer.components = Self.components(hasBody: hasBody, requestLabels: labels, fields: covering)
         var answered = request.head
         if let publicScheme { answered.scheme = publicScheme }

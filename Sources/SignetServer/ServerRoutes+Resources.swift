@@ -218,23 +218,25 @@ extension ServerRoutes {
             covering: status == .partialContent ? ["etag", "content-range"] : ["etag"], body: body, for: request)
     }
 
-    /// Calls `body` with the stored bytes of `range`, in order, four chunks read at a time.
+    /// The most bytes a download holds at once (besides the socket's buffers): a slice of a
+    /// stored chunk, read as the client drains the one before.
+    static let downloadSlice = 128 << 10
+
+    /// Calls `body` with the stored bytes of `range`, in order, a slice of at most
+    /// ``downloadSlice`` bytes at a time, read from the database only when `body` has taken the
+    /// one before (its write waits while the client does not read).
     func forEachSlice(of record: ResourceRecord, _ range: ClosedRange<Int64>, _ body: (ByteBuffer) async throws -> Void) async throws {
         let size = Int64(ServerStore.resourceChunkSize)
-        var chunk = range.lowerBound / size
-        let last = range.upperBound / size
-        while chunk <= last {
-            let batch = chunk...min(last, chunk + 3)
-            let buffers = try await store.resourceChunks(name: record.name, version: record.version, batch)
-            guard buffers.count == batch.count else { throw ServerError.unavailable(detail: "resource \(record.name) \(record.version) lost chunks") }
-            for (offset, buffer) in zip(batch, buffers) {
-                let start = offset * size
-                let from = Int(max(range.lowerBound - start, 0))
-                let to = Int(min(range.upperBound - start + 1, Int64(buffer.readableBytes)))
-                guard from < to, let slice = buffer.getSlice(at: buffer.readerIndex + from, length: to - from) else { continue }
-                try await body(slice)
-            }
-            chunk = batch.upperBound + 1
+        var position = range.lowerBound
+        while position <= range.upperBound {
+            let chunk = position / size
+            let offset = position - chunk * size
+            let length = Int(min(Int64(Self.downloadSlice), size - offset, range.upperBound - position + 1))
+            guard let slice = try await store.resourceSlice(name: record.name, version: record.version, chunk: chunk, offset: Int(offset), length: length),
+                  slice.readableBytes == length
+            else { throw ServerError.unavailable(detail: "resource \(record.name) \(record.version) lost chunk \(chunk)") }
+            try await body(slice)
+            position += Int64(length)
         }
     }
 }

@@ -9,16 +9,20 @@ extension ServerRoutes {
     func addUserRoutes(to group: RouterGroup<ServerRequestContext>) {
         group.post("users") { request, context in
             _ = try context.principal(role: .app)
-            let body = try await ServerRequestBody.decode(UserAPI.Registration.self, from: request, limit: configuration.maximumBodySize)
+            let body = try await ServerRequestBody.decode(
+                UserAPI.Registration.self, from: request, limit: configuration.maximumBodySize)
             let email = try UserInput.normalizedEmail(body.email)
             try UserInput.checkPassword(body.password, allowed: configuration.passwordLength)
-            let name = try UserInput.displayName(body.displayName, maximum: configuration.maximumDisplayNameLength)
+            let name = try UserInput.displayName(
+                body.displayName, maximum: configuration.maximumDisplayNameLength, maximumBytes: configuration.maximumDisplayNameBytes)
+            try await countRegistration(from: context.clientAddress)
+            // Hashed before the address is looked up: a taken address costs what a new one
+            // costs, so the answer's timing does not tell which addresses have accounts.
+            let hash = try await passwords.hash(body.password)
             if try await store.user(email: email) != nil {
                 throw ServerError.conflict(detail: "an account with this e-mail address already exists")
             }
-            let user = UserRecord(
-                id: UUID().uuidString.lowercased(), email: email, displayName: name,
-                passwordHash: try await passwords.hash(body.password), createdAt: store.now)
+            let user = UserRecord(id: UUID().uuidString.lowercased(), email: email, displayName: name, passwordHash: hash, createdAt: store.now)
             try await store.addUser(user)
             return try await responder.json(Self.profile(user), status: .created, for: request)
         }
@@ -30,27 +34,16 @@ extension ServerRoutes {
             guard body.password.utf8.count <= PasswordHasher.maximumPasswordLength else {
                 throw ServerError.unprocessable(field: "password", detail: "is too long")
             }
-            let accountBucket = "account:" + email
-            let addressBucket = "address:" + context.clientAddress
-            let window = configuration.rateLimitWindow
-            if let wait = try await store.countAttempt(bucket: addressBucket, limit: configuration.failedSignInsPerAddress, window: window) {
-                try await store.forgiveAttempt(bucket: addressBucket)
-                throw ServerError.rateLimited(retryAfter: wait)
-            }
-            if let wait = try await store.countAttempt(bucket: accountBucket, limit: configuration.failedSignInsPerAccount, window: window) {
-                try await store.forgiveAttempt(bucket: accountBucket)
-                try await store.forgiveAttempt(bucket: addressBucket)
-                throw ServerError.rateLimited(retryAfter: wait)
-            }
+            let attempt = try await countSignIn(email: email, from: context.clientAddress)
             let user = try await store.user(email: email)
-            // An unknown address is checked against a decoy hash: it costs what a wrong password costs.
-            let matches = try await passwords.verify(body.password, against: user?.passwordHash)
+            // An unknown address is checked against a decoy hash: it costs what a wrong password
+            // costs. An empty password is wrong for every account and needs no hashing.
+            let matches = body.password.isEmpty ? false : try await passwords.verify(body.password, against: user?.passwordHash)
             guard let user, matches else {
+                try await attempt.failed()
                 throw ServerError.invalidCredentials
             }
-            // A right password is not a failure: the account starts afresh and the address gets its attempt back.
-            try await store.clearFailures(bucket: accountBucket)
-            try await store.forgiveAttempt(bucket: addressBucket)
+            try await attempt.succeeded()
             guard user.disabledAt == nil else { throw ServerError.forbidden(detail: "this account is disabled") }
             if (try? configuration.passwordHasher.needsRehash(user.passwordHash)) == true {
                 try await store.updatePasswordHash(userID: user.id, to: try await passwords.hash(body.password))

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdAuth
 import Logging
 import NIOCore
+import NIOHTTP1
 import SignetBundle
 import SignetCore
 import SignetHTTP
@@ -24,8 +25,10 @@ struct ServerRoutes: Sendable {
         self.store = store
         directory = PrincipalDirectory(store: store, maximumAge: configuration.revocationLatency)
         responder = ServerResponder(
-            signer: responseSigner, publicScheme: configuration.publicScheme, publicAuthority: configuration.publicAuthority)
-        passwords = try PasswordWork(hasher: configuration.passwordHasher)
+            signer: responseSigner, publicScheme: configuration.publicScheme, publicAuthority: configuration.publicAuthority,
+            policy: configuration.signaturePolicy)
+        passwords = try PasswordWork(
+            hasher: configuration.passwordHasher, workers: configuration.limits.passwordWorkers, queue: configuration.limits.passwordQueue)
         var limits = BundleLimits()
         limits.maximumTotalSize = configuration.maximumResourceSize
         publisher = ResourcePublisher(store: store, signer: responseSigner, limits: limits)
@@ -35,7 +38,9 @@ struct ServerRoutes: Sendable {
 
     func router() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
-        router.add(middleware: ProblemMiddleware(responder: responder, limit: configuration.maximumBodySize))
+        router.add(middleware: ProblemMiddleware(
+            responder: responder, limit: configuration.maximumBodySize, bodyReadTimeout: configuration.limits.bodyReadTimeout))
+        router.add(middleware: ClientAddressMiddleware(trusted: configuration.trustedProxies))
         router.get("/v1/health") { request, _ in
             try await responder.json(["status": "ok"], for: request)
         }
@@ -77,6 +82,7 @@ struct ProblemMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
     let responder: ServerResponder
     let limit: Int
+    let bodyReadTimeout: Duration
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -91,6 +97,12 @@ struct ProblemMiddleware: RouterMiddleware {
             response = await responder.problem(error, for: request, headers: headers)
         } catch is NIOTooManyBytesError {
             response = await responder.problem(.payloadTooLarge(limit: limit), for: request)
+        } catch is RequestBodyTimeout {
+            response = await responder.problem(.requestTimeout(limit: bodyReadTimeout), for: request)
+        } catch let error as HTTPParserError {
+            // The client's framing is broken (a malformed chunk, a bad header): its mistake, and
+            // the connection cannot carry another request.
+            response = await responder.problem(.badRequest(detail: "the request is not valid HTTP/1.1 (\(error))"), for: request, headers: [.connection: "close"])
         } catch let error as HTTPError {
             response = await responder.problem(
                 status: error.status, code: Self.code(for: error.status), detail: error.body ?? error.status.reasonPhrase,

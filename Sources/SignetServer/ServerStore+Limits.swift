@@ -43,6 +43,17 @@ extension ServerStore {
         return Int(max(1, start + window - now))
     }
 
+    /// The attempts counted in `bucket`'s current window of `window` seconds (0 when none or expired).
+    public func attempts(bucket: String, window: Int64) async throws(ServerError) -> Int {
+        let stale = now - window
+        return try await database.withConnection(durability: .relaxed) { sql in
+            let row = try await sql.raw("""
+                SELECT failures FROM rate_limits WHERE bucket = \(bind: bucket) AND window_start > \(bind: stale)
+                """).first()
+            return Int(try row?.integer("failures") ?? 0)
+        }
+    }
+
     /// Takes back one counted attempt (it succeeded, or it was refused before being tried).
     public func forgiveAttempt(bucket: String) async throws(ServerError) {
         try await database.withConnection(durability: .relaxed) { sql in

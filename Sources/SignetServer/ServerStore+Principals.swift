@@ -3,15 +3,18 @@ import SignetCore
 
 extension ServerStore {
     /// Enrols a key; ``ServerError/conflict(detail:)`` when the name (for the role) or the key
-    /// is already enrolled. `secret` is the HMAC secret of an HMAC app.
+    /// is already enrolled. `secret` is the HMAC secret of an HMAC app, stored sealed under the
+    /// store's app-secret key (``ServerError/unavailable(detail:)`` when it has none).
     public func addPrincipal(_ principal: Principal, secret: SecretBytes? = nil) async throws(ServerError) {
         let publicKey = principal.publicKeyDER.map { Base64.encode($0) }
-        let secretText = secret.map { secret in secret.withUnsafeBytes { Base64.encode(Array($0)) } }
+        var sealed: String?
+        if let secret { sealed = try sealedSecret(secret, keyID: principal.keyID) }
+        let storedSecret = sealed
         let inserted = try await database.withConnection { sql in
             try await sql.raw("""
                 INSERT INTO principals (key_id, role, name, algorithm, public_key, secret, created_at, revoked_at)
                 VALUES (\(bind: principal.keyID), \(bind: principal.role.rawValue), \(bind: principal.name),
-                        \(bind: principal.algorithm.rawValue), \(bind: publicKey), \(bind: secretText), \(bind: principal.createdAt), NULL)
+                        \(bind: principal.algorithm.rawValue), \(bind: publicKey), \(bind: storedSecret), \(bind: principal.createdAt), NULL)
                 ON CONFLICT DO NOTHING RETURNING key_id
                 """).first() != nil
         }
@@ -30,16 +33,19 @@ extension ServerStore {
         }
     }
 
-    /// The key under `keyID` and, for an HMAC app, its secret; nil when none is enrolled.
+    /// The key under `keyID` and, for an HMAC app, its secret (opened with the store's
+    /// app-secret key); nil when none is enrolled.
     public func principal(keyID: String) async throws(ServerError) -> (Principal, SecretBytes?)? {
-        try await database.withConnection { sql in
+        let found = try await database.withConnection { sql -> (Principal, String?)? in
             guard let row = try await sql.raw("""
                 SELECT key_id, role, name, algorithm, public_key, secret, created_at, revoked_at FROM principals
                 WHERE key_id = \(bind: keyID)
                 """).first() else { return nil }
-            let secret = try row.optionalText("secret").flatMap { Base64.decode($0) }.map { SecretBytes($0) }
-            return (try Self.principal(from: row), secret)
+            return (try Self.principal(from: row), try row.optionalText("secret"))
         }
+        guard let (principal, stored) = found else { return nil }
+        guard let stored else { return (principal, nil) }
+        return (principal, try openedSecret(stored, keyID: principal.keyID))
     }
 
     /// Revokes the principal `name` of `role`; ``ServerError/notFound(what:)`` when there is

@@ -110,6 +110,19 @@ extension ServerStore {
         }
     }
 
+    /// `length` bytes of one stored chunk from `offset` (fewer at its end): a download reads
+    /// this much at a time, so it never holds a whole chunk while a slow client drains it.
+    public func resourceSlice(name: String, version: Int64, chunk: Int64, offset: Int, length: Int) async throws(ServerError) -> ByteBuffer? {
+        try await database.withConnection { sql in
+            // substr on a BLOB (SQLite) or bytea (PostgreSQL) counts bytes from 1 in both; PostgreSQL's
+            // takes 32-bit integers.
+            try await sql.raw("""
+                SELECT substr(data, CAST(\(bind: offset + 1) AS INTEGER), CAST(\(bind: length) AS INTEGER)) AS data FROM resource_chunks
+                WHERE name = \(bind: name) AND version = \(bind: version) AND chunk = \(bind: chunk)
+                """).first().map { try $0.decode(column: "data", as: ByteBuffer.self) }
+        }
+    }
+
     /// The chunks `chunks` of a stored version, in order.
     public func resourceChunks(name: String, version: Int64, _ chunks: ClosedRange<Int64>) async throws(ServerError) -> [ByteBuffer] {
         try await database.withConnection { sql in

@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import Logging
 import SQLKit
 import SignetCore
 
@@ -12,17 +14,35 @@ public struct ServerStore: Sendable {
     public let database: ServerDatabase
     /// The time used for stamps and expiries.
     public let clock: @Sendable () -> Date
+    /// Seals and opens HMAC app secrets; nil when the store was given no key (it then neither
+    /// stores nor reads one).
+    let appSecrets: AppSecretCipher?
 
-    /// A store over `database`.
-    public init(database: ServerDatabase, clock: @escaping @Sendable () -> Date = Date.init) {
+    /// A store over `database`. `appSecretKey` (256 bits, from the server's vault:
+    /// ``ServerDataFolder/Identity/appSecretKey``) seals the HMAC secrets of apps; every node
+    /// sharing a database needs the same one.
+    public init(database: ServerDatabase, appSecretKey: SymmetricKey? = nil, clock: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.clock = clock
+        if let appSecretKey {
+            guard let cipher = AppSecretCipher(key: appSecretKey) else { preconditionFailure("the app-secret key must have 256 bits") }
+            appSecrets = cipher
+        } else {
+            appSecrets = nil
+        }
     }
 
-    /// Brings the schema up to date (see ``ServerMigrations``); returns the versions applied.
+    /// Brings the schema up to date (see ``ServerMigrations``) and, given an app-secret key,
+    /// seals the HMAC secrets stored in the clear by older servers (``sealStoredSecrets()``);
+    /// returns the schema versions applied.
     @discardableResult
     public func migrate() async throws(ServerError) -> [Int] {
-        try await ServerMigrations.migrate(database, now: now)
+        let applied = try await ServerMigrations.migrate(database, now: now)
+        if appSecrets != nil {
+            let sealed = try await sealStoredSecrets()
+            if sealed > 0 { database.logger.notice("sealed the HMAC secrets stored in the clear", metadata: ["apps": "\(sealed)"]) }
+        }
+        return applied
     }
 
     var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }

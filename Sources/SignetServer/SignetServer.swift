@@ -14,11 +14,11 @@ import X509
 ///
 /// ```swift
 /// let database = try ServerDatabase(location: .sqlite(path: "signet.sqlite"), logger: logger)
-/// let store = ServerStore(database: database)
+/// let store = ServerStore(database: database, appSecretKey: identity.appSecretKey)
 /// try await store.migrate()
 /// let server = try SignetServer(configuration: .init(), store: store, responseSigner: signer, tls: identity)
 /// let app = try server.application(logger: logger)
-/// try await ServiceGroup(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+/// try await ServiceGroup(configuration: server.serviceGroupConfiguration(services: [app], logger: logger)).run()
 /// ```
 public struct SignetServer: Sendable {
     /// The configuration it was built with.
@@ -68,26 +68,46 @@ public struct SignetServer: Sendable {
     }
 
     /// The Hummingbird application: the API on `configuration.hostname`/`port`, over TLS
-    /// unless built without, with a service that purges expired sessions and nonces.
-    /// `onServerRunning` learns the bound channel (its local address has the real port).
+    /// unless built without, within ``ServerConfiguration/limits`` (head size, idle, body and
+    /// write timeouts, connections in all and per address), with a service that purges expired
+    /// sessions and nonces. `onServerRunning` learns the bound channel (its local address has
+    /// the real port). Run it in a `ServiceGroup` configured by ``serviceGroupConfiguration(logger:)``
+    /// so that shutdown has its deadline.
     public func application(
         logger: Logger, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws(ServerError) -> some ApplicationProtocol {
-        let server: HTTPServerBuilder
-        if let tlsConfiguration {
-            do {
-                server = try .tls(.http1(), tlsConfiguration: tlsConfiguration)
-            } catch {
-                throw .configuration(detail: "TLS cannot be set up: \(error)")
-            }
-        } else {
-            server = .http1()
+        let limits = configuration.limits
+        if let problem = limits.problem { throw .configuration(detail: problem) }
+        let http = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [RequestDeadlineHandler(bodyReadTimeout: limits.bodyReadTimeout, writeTimeout: limits.writeTimeout)],
+            idleTimeout: TimeAmount(limits.idleTimeout),
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: limits.maximumHeaderBytes, maxHeaderListSize: limits.maximumHeaderBytes,
+                maxHeaderFieldCount: limits.maximumHeaderFields))
+        let counter = ConnectionCounter(maximumPerAddress: limits.maximumConnectionsPerAddress)
+        let tlsConfiguration = self.tlsConfiguration
+        let server = HTTPServerBuilder { responder in
+            let plain = HTTP1Channel(responder: responder, configuration: http)
+            guard let tlsConfiguration else { return GuardedChildChannel(base: plain, counter: counter) }
+            return GuardedChildChannel(base: try TLSChannel(plain, tlsConfiguration: tlsConfiguration), counter: counter)
         }
         return Application(
             router: routes.router(), server: server,
-            configuration: ApplicationConfiguration(address: .hostname(configuration.hostname, port: configuration.port), serverName: nil),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.hostname, port: configuration.port), serverName: nil, backlog: 1024,
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
             services: [ExpiryPurgeService(store: store, rateLimitWindow: configuration.rateLimitWindow, logger: logger)],
             onServerRunning: onServerRunning, logger: logger)
+    }
+
+    /// How a `ServiceGroup` running ``application(logger:onServerRunning:)`` stops: on SIGTERM
+    /// or SIGINT, open requests get ``ServerLimits/shutdownTimeout`` to finish, then their
+    /// connections are closed.
+    public func serviceGroupConfiguration(services: [any Service], logger: Logger) -> ServiceGroupConfiguration {
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.limits.shutdownTimeout
+        group.maximumCancellationDuration = .seconds(5)
+        return group
     }
 }
 

@@ -11,6 +11,7 @@ import SignetCore
 import SignetHTTP
 import SignetHTTPClient
 import SignetHummingbird
+import SignetTestSupport
 import Testing
 
 /// The request context of the test server: the identity is the verified signature itself.
@@ -184,7 +185,7 @@ struct LiveServer: Sendable {
     }
 
     func send(_ request: HTTPClientRequest) async throws -> Reply {
-        try await Reply(try await client.execute(request, timeout: .seconds(15)))
+        try await Reply(try await client.execute(request, timeout: .seconds(TestTimeouts.hangGuardSeconds)))
     }
 
     /// Signs and sends with SignetHTTPClient's `execute(signing:body:with:)`.
@@ -193,7 +194,7 @@ struct LiveServer: Sendable {
     }
 
     func sendSigned(_ method: HTTPRequest.Method, _ path: String, bytes: [UInt8]?, with signer: HTTPMessageSigner) async throws -> Reply {
-        let response = try await client.execute(signing: head(method, path), body: bytes, with: signer, timeout: .seconds(15))
+        let response = try await client.execute(signing: head(method, path), body: bytes, with: signer, timeout: .seconds(TestTimeouts.hangGuardSeconds))
         return try await Reply(response)
     }
 }

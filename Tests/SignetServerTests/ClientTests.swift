@@ -20,7 +20,7 @@ import Testing
         let configuration = ClientConfiguration(
             server: "https://127.0.0.1:\(server.port)", appSigner: signer ?? server.app,
             serverKey: serverKey ?? server.identity.responseSigner.publicKey)
-        return try SignetClient(configuration: configuration, transport: transport ?? PinnedTransport(trust: server.api.transport.trust), sessions: sessions)
+        return try SignetClient(configuration: configuration, transport: transport ?? PinnedTransport(trust: server.api.transport.trust, timeout: TestTimeouts.hangGuard), sessions: sessions)
     }
 
     /// Collects what a state stream yields, in a task.
@@ -30,8 +30,10 @@ import Testing
         var all: [AuthState] { states.withLock { $0 } }
     }
 
+    /// Waits until `log` holds `count` states (or the hang guard runs out; the test's checks then fail).
     static func waitFor(_ log: StateLog, count: Int) async throws {
-        for _ in 0..<200 where log.all.count < count { try await Task.sleep(for: .milliseconds(10)) }
+        let deadline = TestTimeouts.deadline
+        while log.all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     @Test func registerSignInMeSignOutWithStates() async throws {
@@ -79,7 +81,7 @@ import Testing
         try await TestServer.with { server in
             let vault = try Vault.create(
                 at: server.folder.file("client.vault"), credentials: VaultCredentials(keyFile: SecretBytes(RandomBytes.make(32))),
-                kdf: VaultKDFParameters(logN: 14))
+                kdf: VaultKDFParameters(logN: 10))
             let first = try Self.client(server, sessions: VaultSessionStore(vault: vault))
             try await first.register(email: "cy@example.com", password: "correct horse battery", displayName: "Cy")
             try await first.signIn(email: "cy@example.com", password: "correct horse battery")
@@ -107,7 +109,7 @@ import Testing
 
     @Test func responsesThatDidNotComeFromTheServerAreRefused() async throws {
         try await TestServer.with { server in
-            let tampered = try Self.client(server, transport: TamperingTransport(inner: PinnedTransport(trust: server.api.transport.trust)))
+            let tampered = try Self.client(server, transport: TamperingTransport(inner: PinnedTransport(trust: server.api.transport.trust, timeout: TestTimeouts.hangGuard)))
             await #expect {
                 try await tampered.register(email: "dee@example.com", password: "correct horse battery", displayName: "Ann")
             } throws: { error in
@@ -132,7 +134,7 @@ import Testing
             let pins = try PinSet(hosts: [HostPins(host: "127.0.0.1", pins: [
                 try PrivateKey.generate(.p256).publicKey.fingerprint, try PrivateKey.generate(.p256).publicKey.fingerprint,
             ])])
-            let mitm = try Self.client(server, transport: PinnedTransport(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: pins)))
+            let mitm = try Self.client(server, transport: PinnedTransport(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: pins), timeout: TestTimeouts.hangGuard))
             await #expect(throws: ClientError.pinMismatch(host: "127.0.0.1")) { try await mitm.register(email: "f@example.com", password: "0123456789", displayName: "F") }
             // An unenrolled app key.
             let stranger = try Self.client(server, signer: try SoftwareSigner(key: PrivateKey.generate(.ed25519)))
@@ -182,7 +184,7 @@ import Testing
     @Test func anAnswerToAnotherRequestIsRefused() async throws {
         try await TestServer.with { server in
             let token = try await registerAndSignIn(server)
-            let replaying = ReplayingTransport(inner: PinnedTransport(trust: server.api.transport.trust))
+            let replaying = ReplayingTransport(inner: PinnedTransport(trust: server.api.transport.trust, timeout: TestTimeouts.hangGuard))
             let sessions = InMemorySessionStore()
             try await sessions.save(SavedSession(email: "alice@example.com", token: token), server: "127.0.0.1:\(server.port)")
             let client = try ClientTests.client(server, sessions: sessions, transport: replaying)

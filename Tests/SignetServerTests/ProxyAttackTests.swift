@@ -73,7 +73,7 @@ import Testing
             server: "https://127.0.0.1:\(port)", appSigner: server.app, serverKey: server.identity.responseSigner.publicKey,
             trustRoot: server.trustRoot, resourceState: state)
         return try SignetClient(
-            configuration: configuration, transport: PinnedTransport(trust: trust ?? server.api.transport.trust), sessions: InMemorySessionStore())
+            configuration: configuration, transport: PinnedTransport(trust: trust ?? server.api.transport.trust, timeout: TestTimeouts.hangGuard), sessions: InMemorySessionStore())
     }
 
     /// The admin API through the proxy, trusting the server's pins.

@@ -22,15 +22,13 @@ import Testing
         // the log once its page cache, 8 MiB, is full, so with 48 MiB most of the transaction is
         // still to come). On a loaded machine the check may come only after the commit: that
         // publish must then be whole — and another try is made.
-        var cut: (folder: TemporaryFolder, keys: ServerKeys, tar: [UInt8], work: String)?
+        var cut: (folder: TemporaryFolder, keys: ServerKeys, tar: [UInt8])?
         for attempt in 1...3 where cut == nil {
             let folder = try TemporaryFolder(prefix: "signet-publish-kill")
             let keys = try ServerKeys.initialise(in: folder)
-            let work = folder.file("work")
-            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
             let tar = try ResourceFixtures.tar(["payload.bin": payload], in: folder, name: "site")
             let wal = folder.file("data/signet.sqlite-wal")
-            let server = try await ServeProcess.start(in: folder, environment: ["TMPDIR": work])
+            let server = try await ServeProcess.start(in: folder)
             let admin = try AdminClient(server: server.url, signer: keys.adminSigner, transport: try server.api.transport)
             // A thread of its own polls the log every 0.2 ms and kills at once: the transaction
             // writes 48 MiB in about 150 ms, too short a window for a task's sleep.
@@ -52,14 +50,17 @@ import Testing
             } else {
                 #expect(!acknowledged, "attempt \(attempt): an acknowledged publish is missing")
                 #expect(try await store.resourceChunks(name: "big", version: 1, 0...1000).isEmpty, "attempt \(attempt): chunks left behind")
-                cut = (folder, keys, tar, work)
+                cut = (folder, keys, tar)
             }
             await store.database.shutdown()
         }
-        let (folder, keys, tar, work) = try #require(cut, "every publish committed before it could be killed: the test proved nothing")
+        let (folder, keys, tar) = try #require(cut, "every publish committed before it could be killed: the test proved nothing")
+        let work = folder.file("data/work")
+        let killedNode = try FileManager.default.contentsOfDirectory(atPath: work)
+        #expect(killedNode.count == 1, "\(killedNode)")
 
         // After a restart nothing of the cut publish is served, and it can be published again.
-        let server = try await ServeProcess.start(in: folder, environment: ["TMPDIR": work])
+        let server = try await ServeProcess.start(in: folder)
         defer { _ = server.process.stop() }
         try await keys.enrolApp(on: server)
         let api = try server.api
@@ -74,8 +75,13 @@ import Testing
         let served = try await bigTransport.send(request)
         #expect(served.status == 200)
         #expect(Hex.encode(DigestAlgorithm.sha256.hash(served.body).bytes) == record.sha256)
-        // The work folder is emptied after every publish, the killed one's aside.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: work).count <= 1)
+        // The killed server's work folder, upload and all, was removed at the restart; this
+        // server's is emptied after every publish.
+        let nodes = try FileManager.default.contentsOfDirectory(atPath: work)
+        #expect(nodes.count == 1 && Set(nodes).isDisjoint(with: killedNode), "\(nodes)")
+        if let node = nodes.first {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: work + "/" + node) == [".lock"])
+        }
     }
 
     @Test func twoNodesOnPostgreSQLServeTheSameVersions() async throws {

@@ -150,7 +150,7 @@ enum ResourceFixtures {
 
     // MARK: Clients
 
-    static func pinned(_ server: TestServer) -> PinnedTransport { PinnedTransport(trust: server.api.transport.trust) }
+    static func pinned(_ server: TestServer) -> PinnedTransport { PinnedTransport(trust: server.api.transport.trust, timeout: TestTimeouts.hangGuard) }
 
     /// A client of `server` that can fetch resources: it ships `trustRoot` (the server's seeded
     /// root by default), keeps its state in `server.folder/state`, and checks response

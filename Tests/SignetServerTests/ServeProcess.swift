@@ -12,44 +12,61 @@ import Testing
 final class ServeProcess: Sendable {
     let process: BackgroundProcess
     let port: Int
+    /// `https`, or `http` for a server started with `plainHTTP` (`--plain-http`).
+    let scheme: String
+    /// The pins it announced (none over plain HTTP).
     let pins: [KeyFingerprint]
     let responseKey: String
     /// The folder it runs in, kept as long as the server is.
     let folder: TemporaryFolder
 
-    private init(process: BackgroundProcess, port: Int, pins: [KeyFingerprint], responseKey: String, folder: TemporaryFolder) {
+    private init(process: BackgroundProcess, port: Int, scheme: String, pins: [KeyFingerprint], responseKey: String, folder: TemporaryFolder) {
         self.folder = folder
         self.process = process
         self.port = port
+        self.scheme = scheme
         self.pins = pins
         self.responseKey = responseKey
     }
 
-    var url: String { "https://127.0.0.1:\(port)" }
+    var url: String { "\(scheme)://127.0.0.1:\(port)" }
     var api: TestAPI { get throws { try TestAPI(port: port, pins: pins) } }
     /// `--server URL --pin A --pin B`.
     var connectionArguments: [String] { ["--server", url] + pins.flatMap { ["--pin", $0.description] } }
 
-    /// Starts `signet serve --data data` (and `--database`, `extra`) in `folder`.
+    /// Starts `signet serve --data data` (and `--database`, `extra`) in `folder`; with
+    /// `plainHTTP`, `--plain-http` (no TLS, no pins).
     static func start(
-        in folder: TemporaryFolder, database: String? = nil, extra: [String] = [], name: String = "serve", environment: [String: String] = [:]
+        in folder: TemporaryFolder, database: String? = nil, extra: [String] = [], name: String = "serve", environment: [String: String] = [:],
+        plainHTTP: Bool = false
     ) async throws -> ServeProcess {
         var arguments = ["serve", "--data", folder.file("data"), "--port", "0", "--scrypt-log-n", "14", "--log-level", "warning"]
+        if plainHTTP { arguments.append("--plain-http") }
         if let database { arguments += ["--database", database] }
         arguments += extra
         let process = try BackgroundProcess(
             SignetBinary.path, arguments, in: folder.url, log: folder.fileURL("\(name)-\(UUID().uuidString.prefix(8)).log"),
             environment: SignetBinary.isolatedEnvironment(in: folder.url, adding: environment))
         guard let url = try await process.waitForLine("url"), let responseKey = try await process.waitForLine("response-key"),
-              let pin = try await process.waitForLine("pin").flatMap(KeyFingerprint.init(string:)),
               let port = url.split(separator: ":").last.flatMap({ Int($0) })
         else {
             process.stop(signal: SIGKILL)
             throw ServerTestError(description: "signet serve did not start:\n\(process.output)")
         }
-        // With the operator's own certificate there is no backup key of the server's making.
-        let backup = process.output.contains("backup-pin: ") ? try await process.waitForLine("backup-pin").flatMap(KeyFingerprint.init(string:)) : nil
-        return ServeProcess(process: process, port: port, pins: [pin] + (backup.map { [$0] } ?? []), responseKey: responseKey, folder: folder)
+        var pins: [KeyFingerprint] = []
+        if !plainHTTP {
+            guard let pin = try await process.waitForLine("pin").flatMap(KeyFingerprint.init(string:)) else {
+                process.stop(signal: SIGKILL)
+                throw ServerTestError(description: "signet serve announced no pin:\n\(process.output)")
+            }
+            pins.append(pin)
+            // With the operator's own certificate there is no backup key of the server's making.
+            if process.output.contains("backup-pin: "), let backup = try await process.waitForLine("backup-pin").flatMap(KeyFingerprint.init(string:)) {
+                pins.append(backup)
+            }
+        }
+        return ServeProcess(
+            process: process, port: port, scheme: plainHTTP ? "http" : "https", pins: pins, responseKey: responseKey, folder: folder)
     }
 }
 

@@ -117,7 +117,7 @@ import Testing
             let other = try PinSet(hosts: [HostPins(host: "127.0.0.1", pins: [
                 try SoftwareSigner(key: PrivateKey.generate(.p256)).publicKey.fingerprint, server.identity.backupPin,
             ])])
-            let client = PinnedHTTPSClient(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: other))
+            let client = PinnedHTTPSClient(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: other), timeout: .seconds(TestTimeouts.hangGuardSeconds))
             let request = HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:\(server.port)", path: "/v1/health")
             await #expect {
                 _ = try await client.send(request)

@@ -9,6 +9,7 @@ import NIOSSL
 import ServiceLifecycle
 import SignetCore
 import SignetTLS
+import SignetTestSupport
 import SignetX509
 import Synchronization
 import X509
@@ -178,7 +179,8 @@ struct TLSProxy: Sendable {
                 headerFields: Self.endToEnd(fields))
             let answer: HTTPSResponse
             do {
-                answer = try await PinnedHTTPSClient(trust: upstream.trust, timeout: .seconds(30)).send(forwarded, body: hasBody ? body : nil)
+                answer = try await PinnedHTTPSClient(trust: upstream.trust, timeout: .seconds(TestTimeouts.hangGuardSeconds))
+                    .send(forwarded, body: hasBody ? body : nil)
             } catch {
                 return Self.failure(.badGateway, "the upstream failed: \(error)")
             }

@@ -71,11 +71,11 @@ final class OpenSSLServer {
         throw OpenSSLServerError(description: "openssl s_server did not start:\n" + logs.joined(separator: "\n---\n"))
     }
 
-    /// The port of s_server's `ACCEPT 127.0.0.1:PORT` line, or nil when it exits or takes
-    /// more than 10 seconds.
+    /// The port of s_server's `ACCEPT 127.0.0.1:PORT` line, or nil when it exits or the hang
+    /// guard runs out.
     private static func waitForPort(process: Process, log: URL) async throws -> Int? {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
+        let deadline = TestTimeouts.deadline
+        while ContinuousClock.now < deadline {
             for line in text(of: log).split(whereSeparator: \.isNewline) where line.hasPrefix("ACCEPT") {
                 if let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)),
                     port > 0

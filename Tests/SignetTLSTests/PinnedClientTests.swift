@@ -36,11 +36,17 @@ struct PinnedClientTests {
 
     static func randomPin() throws -> KeyFingerprint { try PrivateKey.generate(.p256).publicKey.fingerprint }
 
+    /// A client trusting by `trust`, whose timeout is a hang guard (the server runs in this
+    /// process, which a loaded suite may starve).
+    static func client(trust: TLSTrustPolicy) -> PinnedHTTPSClient {
+        PinnedHTTPSClient(trust: trust, timeout: .seconds(TestTimeouts.hangGuardSeconds))
+    }
+
     @Test("the leaf's pin with a backup is accepted, and the body arrives")
     func validPin() async throws {
         let setup = try await Setup.start()
         defer { Task { await setup.server.stop() } }
-        let client = PinnedHTTPSClient(trust: try setup.policy(pins: [setup.leaf.publicKey.fingerprint, try Self.randomPin()]))
+        let client = Self.client(trust: try setup.policy(pins: [setup.leaf.publicKey.fingerprint, try Self.randomPin()]))
         let response = try await client.send(setup.request)
         #expect(response.head.status.code == 200)
         #expect(response.body == Array("hello".utf8))
@@ -51,7 +57,7 @@ struct PinnedClientTests {
         let setup = try await Setup.start()
         defer { Task { await setup.server.stop() } }
         for pinned in [setup.pki.intermediate, setup.pki.root] {
-            let client = PinnedHTTPSClient(trust: try setup.policy(pins: [try Self.randomPin(), pinned.publicKey.fingerprint]))
+            let client = Self.client(trust: try setup.policy(pins: [try Self.randomPin(), pinned.publicKey.fingerprint]))
             #expect(try await client.send(setup.request).body == Array("hello".utf8))
         }
     }
@@ -62,7 +68,7 @@ struct PinnedClientTests {
         defer { Task { await setup.server.stop() } }
         let expected = [try Self.randomPin(), try Self.randomPin()]
         let reporter = CollectingReporter()
-        let client = PinnedHTTPSClient(trust: try setup.policy(pins: expected, reporter: reporter))
+        let client = Self.client(trust: try setup.policy(pins: expected, reporter: reporter))
         let error = try await thrownAsync(X509Error.self) { try await client.send(setup.request) }
         expectError(error, is: .pinMismatch, mentioning: [
             "127.0.0.1", setup.leaf.publicKey.fingerprint.description, expected[0].description, expected[1].description,
@@ -77,7 +83,7 @@ struct PinnedClientTests {
     func wrongHostname() async throws {
         let setup = try await Setup.start(names: "DNS:other.example")
         defer { Task { await setup.server.stop() } }
-        let client = PinnedHTTPSClient(trust: try setup.policy(pins: [setup.leaf.publicKey.fingerprint, try Self.randomPin()]))
+        let client = Self.client(trust: try setup.policy(pins: [setup.leaf.publicKey.fingerprint, try Self.randomPin()]))
         let error = try await thrownAsync(X509Error.self) { try await client.send(setup.request) }
         expectError(error, is: .hostnameMismatch, mentioning: ["127.0.0.1", "DNS:other.example"])
     }
@@ -87,7 +93,7 @@ struct PinnedClientTests {
         let past = Date().addingTimeInterval(-10 * 86_400)
         let setup = try await Setup.start(leafNow: past, leafDays: 2, pkiNow: past)
         defer { Task { await setup.server.stop() } }
-        let client = PinnedHTTPSClient(trust: try setup.policy(pins: [setup.leaf.publicKey.fingerprint, try Self.randomPin()]))
+        let client = Self.client(trust: try setup.policy(pins: [setup.leaf.publicKey.fingerprint, try Self.randomPin()]))
         let error = try await thrownAsync(X509Error.self) { try await client.send(setup.request) }
         expectError(error, is: .chainInvalid, mentioning: ["localhost"])
     }
@@ -97,7 +103,7 @@ struct PinnedClientTests {
         let setup = try await Setup.start()
         defer { Task { await setup.server.stop() } }
         let otherRoot = try await TestPKI.make().root
-        let client = PinnedHTTPSClient(trust: try setup.policy(
+        let client = Self.client(trust: try setup.policy(
             pins: [setup.pki.intermediate.publicKey.fingerprint, setup.leaf.publicKey.fingerprint], roots: [otherRoot]))
         let error = try await thrownAsync(X509Error.self) { try await client.send(setup.request) }
         expectError(error, is: .chainInvalid, mentioning: ["no path to a trusted root"])
@@ -117,16 +123,16 @@ struct PinnedClientTests {
         ])
         let request = HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:\(server.port)", path: "/")
         // In chain mode the pin does not make a self-signed certificate trusted.
-        let chainMode = PinnedHTTPSClient(trust: TLSTrustPolicy(mode: .validatedChain(.certificates([])), pins: pins))
+        let chainMode = Self.client(trust: TLSTrustPolicy(mode: .validatedChain(.certificates([])), pins: pins))
         let refused = try await thrownAsync(X509Error.self) { try await chainMode.send(request) }
         expectError(refused, is: .chainInvalid, mentioning: ["self-signed"])
         // In pinned-self-signed mode it is.
-        let pinnedMode = PinnedHTTPSClient(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: pins))
+        let pinnedMode = Self.client(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: pins))
         #expect(try await pinnedMode.send(request).body == Array("hello".utf8))
         // With an unpinned key it is not.
         let otherPins = try PinSet(hosts: [HostPins(host: "127.0.0.1", pins: [try Self.randomPin(), try Self.randomPin()])])
         let wrongPin = try await thrownAsync(X509Error.self) {
-            try await PinnedHTTPSClient(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: otherPins)).send(request)
+            try await Self.client(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: otherPins)).send(request)
         }
         expectError(wrongPin, is: .pinMismatch, mentioning: [certificate.publicKey.fingerprint.description])
     }
@@ -142,7 +148,7 @@ struct PinnedClientTests {
         let pins = try PinSet(hosts: [HostPins(host: "127.0.0.1", pins: [certificate.publicKey.fingerprint, try Self.randomPin()])])
         let request = HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:\(server.port)", path: "/")
         let error = try await thrownAsync(X509Error.self) {
-            try await PinnedHTTPSClient(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: pins)).send(request)
+            try await Self.client(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: pins)).send(request)
         }
         expectError(error, is: .hostnameMismatch, mentioning: ["127.0.0.1"])
     }
@@ -152,7 +158,7 @@ struct PinnedClientTests {
         let setup = try await Setup.start()
         defer { Task { await setup.server.stop() } }
         let reporter = CollectingReporter()
-        let client = PinnedHTTPSClient(trust: try setup.policy(
+        let client = Self.client(trust: try setup.policy(
             pins: [try Self.randomPin(), try Self.randomPin()], reportOnly: true, reporter: reporter))
         #expect(try await client.send(setup.request).body == Array("hello".utf8))
         let reports = await reporter.reports
@@ -167,10 +173,10 @@ struct PinnedClientTests {
         let setup = try await Setup.start()
         defer { Task { await setup.server.stop() } }
         let yesterday = Date().addingTimeInterval(-86_400)
-        let expired = PinnedHTTPSClient(trust: try setup.policy(pins: [try Self.randomPin(), try Self.randomPin()], expires: yesterday))
+        let expired = Self.client(trust: try setup.policy(pins: [try Self.randomPin(), try Self.randomPin()], expires: yesterday))
         #expect(try await expired.send(setup.request).body == Array("hello".utf8))
         let otherRoot = try await TestPKI.make().root
-        let untrusted = PinnedHTTPSClient(trust: try setup.policy(
+        let untrusted = Self.client(trust: try setup.policy(
             pins: [try Self.randomPin(), try Self.randomPin()], roots: [otherRoot], expires: yesterday))
         let error = try await thrownAsync(X509Error.self) { try await untrusted.send(setup.request) }
         expectError(error, is: .chainInvalid, mentioning: [])
@@ -180,7 +186,8 @@ struct PinnedClientTests {
     func probe() async throws {
         let setup = try await Setup.start()
         defer { Task { await setup.server.stop() } }
-        let presented = try await TLSProbe.presentedCertificates(host: "127.0.0.1", port: setup.server.port)
+        let presented = try await TLSProbe.presentedCertificates(
+            host: "127.0.0.1", port: setup.server.port, timeout: .seconds(TestTimeouts.hangGuardSeconds))
         #expect(presented.map(\.publicKey.fingerprint) == [setup.leaf.publicKey.fingerprint, setup.pki.intermediate.publicKey.fingerprint])
     }
 
@@ -189,7 +196,7 @@ struct PinnedClientTests {
         let setup = try await Setup.start()
         let port = setup.server.port
         await setup.server.stop()
-        let client = PinnedHTTPSClient(trust: try setup.policy(pins: nil), timeout: .seconds(5))
+        let client = Self.client(trust: try setup.policy(pins: nil))
         let error = try await thrownAsync(X509Error.self) {
             try await client.send(HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:\(port)", path: "/"))
         }

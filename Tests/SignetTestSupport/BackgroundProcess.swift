@@ -40,9 +40,9 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// Everything it wrote so far.
     public var output: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
 
-    /// The value of the first `name: value` line it wrote, waiting at most `timeout`; nil when
-    /// it exits first or the time runs out.
-    public func waitForLine(_ name: String, timeout: Duration = .seconds(180)) async throws -> String? {
+    /// The value of the first `name: value` line it wrote, waiting at most `timeout` (a hang
+    /// guard); nil when it exits first or the time runs out.
+    public func waitForLine(_ name: String, timeout: Duration = TestTimeouts.hangGuard) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
             // The output is read before the deadline is judged: a test starved of threads by a

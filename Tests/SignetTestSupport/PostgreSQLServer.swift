@@ -82,7 +82,8 @@ public final class PostgreSQLServer: Sendable {
                 asRoot ? "/usr/sbin/runuser" : postgres[0], asRoot ? ["-u", "postgres", "--"] + postgres : Array(postgres.dropFirst()),
                 in: URL(fileURLWithPath: root), log: log)
             let server = PostgreSQLServer(port: port, dataFolder: data, binaries: binaries)
-            for _ in 0..<300 where process.process.isRunning {
+            let deadline = TestTimeouts.deadline
+            while process.process.isRunning, ContinuousClock.now < deadline {
                 if (try? server.query("SELECT 1", database: "postgres")) == ["1"] {
                     StopAtExit.register(binaries: binaries, data: data, root: root, asRoot: asRoot, process: process)
                     return server

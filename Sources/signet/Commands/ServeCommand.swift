@@ -17,8 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
         With no options it keeps everything in one data folder: an SQLite database, a vault with \
         the server's keys, and a self-signed TLS certificate for localhost, whose pin it prints \
         for clients. --database postgres://… shares users, sessions, apps and the replay cache \
-        between nodes (give the nodes the same --data folder or the same --tls-cert, --tls-key \
-        and --signing-key). Add the first admin with `signet server init`.
+        between nodes (give the nodes the same --data folder, shared or copied after the first \
+        start: its vault holds the keys, including the one that seals HMAC app secrets). Add the first admin with `signet server init`.
         On start it prints, on standard output: url, pin (the TLS key), backup-pin (a second key \
         kept for rotation: clients pin both), response-key (what signs responses) and trust-root \
         (the file apps ship to verify resources: by default a root holding the signing key, \
@@ -61,6 +61,8 @@ struct ServeCommand: AsyncParsableCommand {
         "scrypt's cost for new password hashes, log2 N with r=8, p=1 (16 = 64 MiB, 17 = 128 MiB).", valueName: "N"))
     var scryptLogN = 17
 
+    @OptionGroup(title: "Limits") var limitOptions: ServerLimitOptions
+
     @OptionGroup var keyAccess: KeyAccessOptions
 
     func validate() throws {
@@ -73,11 +75,20 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = ServerLogging.logger(level: logLevel)
         let folder = try storage.folder
-        let identity = try await folder.prepare()
+        let identity = try await storage.prepare(folder)
         var configuration = ServerConfiguration()
+        configuration.workFolder = try folder.openWorkFolder()
         configuration.hostname = hostname
         configuration.port = port
         configuration.passwordHasher = PasswordHasher(algorithm: .scrypt(logN: scryptLogN, r: 8, p: 1))
+        configuration.limits = try limitOptions.limits()
+        configuration.trustedProxies = try limitOptions.proxies()
+        let openFiles = ServerLimitOptions.raiseOpenFileLimit()
+        if openFiles > 0, openFiles < UInt64(configuration.limits.maximumConnections) + 64 {
+            logger.warning("the open-file limit is below --max-connections: connections past it fail to be accepted", metadata: [
+                "open-files": "\(openFiles)", "max-connections": "\(configuration.limits.maximumConnections)",
+            ])
+        }
         if let publicURL {
             guard let url = URL(string: publicURL), let scheme = url.scheme, let host = url.host else {
                 throw ValidationError("--public-url must be a URL like https://api.example.com")
@@ -102,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
         } else if !plainHTTP {
             tls = SignetServer.TLSIdentity(certificateChain: [identity.certificate], privateKey: identity.tlsKey)
         }
-        let store = try await storage.openStore(folder: folder, logger: logger)
+        let store = try await storage.openStore(folder: folder, identity: identity, logger: logger)
         let trust: TrustRoot
         do {
             if let trustRoot {
@@ -133,7 +144,7 @@ struct ServeCommand: AsyncParsableCommand {
             Console.write(lines)
         }
         logger.info("starting", metadata: ["database": "\(store.database.location)", "data": "\(folder.path)"])
-        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        let group = ServiceGroup(configuration: server.serviceGroupConfiguration(services: [app], logger: logger))
         do {
             try await group.run()
         } catch {

@@ -43,8 +43,8 @@ struct ServerInit: AsyncParsableCommand {
         let publicKey = try await keyAccess.resolver.publicKey(adminKey)
         let algorithm = try AdminAPI.algorithm(nil, for: publicKey)
         let folder = try storage.folder
-        let identity = try await folder.prepare()
-        let store = try await storage.openStore(folder: folder, logger: ServerLogging.logger(level: .warning))
+        let identity = try await storage.prepare(folder)
+        let store = try await storage.openStore(folder: folder, identity: identity, logger: ServerLogging.logger(level: .warning))
         do {
             let admins = try await store.principals(role: .admin).filter { !$0.isRevoked }
             if let existing = admins.first {

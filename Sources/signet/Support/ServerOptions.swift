@@ -7,21 +7,42 @@ import SignetServer
 import SignetTLS
 
 /// Where a server keeps its data: `--data` (the folder) and `--database` (PostgreSQL instead of
-/// the folder's SQLite file).
+/// the folder's SQLite file), whose URL may instead come from `--database-url-file` or
+/// `SIGNET_DATABASE_URL`, out of the process list.
 struct ServerStorageOptions: ParsableArguments {
+    /// The environment variable that may hold the database URL.
+    static let databaseURLVariable = "SIGNET_DATABASE_URL"
+    /// The longest database URL file read.
+    static let maximumURLFileSize = 64 << 10
+
     @Option(help: ArgumentHelp(
-        "The server's data folder: database, key vault, TLS certificate (else $XDG_DATA_HOME/signet/server, else ~/.local/share/signet/server).",
+        "The server's data folder: database, key vault, TLS certificate (else $XDG_DATA_HOME/signet/server, else ~/.local/share/signet/server). Only its owner may write it; what the server makes in it is 0600 (folders 0700).",
         valueName: "DIR"))
     var data: String?
 
     @Option(help: ArgumentHelp(
-        "Keep users, sessions, apps, nonces and rate limits in PostgreSQL (postgres://user:password@host:port/db), shared by every node.",
+        "Keep users, sessions, apps, nonces and rate limits in PostgreSQL (postgres://user@host:port/db), shared by every node. A password here is visible to every local user: use --database-url-file or SIGNET_DATABASE_URL.",
         valueName: "URL"))
     var database: String?
+
+    @Option(name: .customLong("database-url-file"), help: ArgumentHelp(
+        "Read the --database URL (postgres://user:password@host:port/db) from the first line of FILE, which only its owner may read (chmod 600).",
+        valueName: "FILE"))
+    var databaseURLFile: String?
 
     @Option(name: .customLong("vault-key-file"), help: ArgumentHelp(
         "The key file of the data folder's vault (else DIR/server.vault.key, made on first start).", valueName: "FILE"))
     var vaultKeyFile: String?
+
+    func validate() throws {
+        if database != nil && databaseURLFile != nil { throw ValidationError("give --database or --database-url-file, not both") }
+        if let database, DatabaseLocation(parsing: database).containsPassword {
+            // Said as soon as the arguments are read: the password is in the process list already.
+            Console.warning(
+                "the --database URL holds a password, which every local user can read in the process list (/proc/PID/cmdline); "
+                    + "put the URL in a file only you can read and give --database-url-file FILE, or set \(Self.databaseURLVariable)")
+        }
+    }
 
     var folder: ServerDataFolder {
         get throws {
@@ -37,14 +58,52 @@ struct ServerStorageOptions: ParsableArguments {
         }
     }
 
-    func location(in folder: ServerDataFolder) -> DatabaseLocation {
-        database.map(DatabaseLocation.init(parsing:)) ?? .sqlite(path: folder.databasePath)
+    /// Where the database is: `--database`, else the first line of `--database-url-file`, else
+    /// `SIGNET_DATABASE_URL`, else the data folder's SQLite file.
+    func location(in folder: ServerDataFolder) throws -> DatabaseLocation {
+        if let database { return DatabaseLocation(parsing: database) }
+        if let databaseURLFile { return DatabaseLocation(parsing: try Self.readURLFile(databaseURLFile)) }
+        let environment = ProcessInfo.processInfo.environment
+        if let url = environment[Self.databaseURLVariable]?.trimmingCharacters(in: .whitespacesAndNewlines), !url.isEmpty {
+            return DatabaseLocation(parsing: url)
+        }
+        return .sqlite(path: folder.databasePath)
     }
 
-    /// Opens the database and brings its schema up to date.
-    func openStore(folder: ServerDataFolder, logger: Logger) async throws -> ServerStore {
+    /// The first line of `path`, trimmed; refused when the file's group or others may read or
+    /// write it, since it holds the database's password.
+    static func readURLFile(_ path: String) throws -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw SignetCoreError.io(path: path, detail: errno == ENOENT ? "no such file or directory" : String(cString: strerror(errno)))
+        }
+        guard (info.st_mode & 0o077) == 0 else {
+            throw ServerError.configuration(detail:
+                "\(path): its group or others may read it (mode 0\(String(info.st_mode & 0o777, radix: 8))), and it holds the "
+                    + "database URL with its password; make it private with `chmod 600 \(path)`")
+        }
+        var bytes = try FileInput.readAll(path: path, limit: maximumURLFileSize)
+        defer { SecretBytes.zero(&bytes) }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let url = (text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !url.isEmpty else { throw ServerError.configuration(detail: "\(path): the first line is empty; it should hold the database URL") }
+        return url
+    }
+
+    /// Makes every file this process creates from now on private (umask 077: SQLite's journal
+    /// files, uploads, whatever a library makes), then opens the data folder: refuses one that
+    /// others may write, narrows what is in it, makes the keys on first start.
+    func prepare(_ folder: ServerDataFolder) async throws -> ServerDataFolder.Identity {
+        _ = umask(0o077)
+        return try await folder.prepare()
+    }
+
+    /// Opens the database and brings its schema up to date; HMAC app secrets are sealed with
+    /// the data folder's key.
+    func openStore(folder: ServerDataFolder, identity: ServerDataFolder.Identity, logger: Logger) async throws -> ServerStore {
         let database = try ServerDatabase(location: location(in: folder), logger: logger)
-        let store = ServerStore(database: database)
+        let store = ServerStore(database: database, appSecretKey: identity.appSecretKey)
         do {
             try await store.migrate()
         } catch {

@@ -284,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server", required=True, help="the server's URL, e.g. https://127.0.0.1:8443")
     parser.add_argument("--cafile", required=True, help="the certificate (PEM) the server's must verify against")
     parser.add_argument("--pin", action="append", required=True, help="sha256/… of an acceptable server key (repeatable)")
+    parser.add_argument("--timeout", type=float, default=30, help="seconds to wait for each answer")
     commands = parser.add_subparsers(dest="command", required=True)
     story_parser = commands.add_parser("story", help="enrol an app, register, sign in, /v1/me, sign out, /v1/me → 401")
     story_parser.add_argument("--admin-key", required=True, help="the admin's Ed25519 private key (PEM PKCS#8)")
@@ -296,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     try:
-        client = SignetClient(args.server, args.cafile, args.pin)
+        client = SignetClient(args.server, args.cafile, args.pin, timeout=args.timeout)
         if args.command == "health":
             step("health", client.health(), 200)
             return EXIT_OK

@@ -1,0 +1,98 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Bounds the time a connection may take over what it owes the server, past what the idle
+/// timeout catches (a connection that sends or reads a byte now and then is never idle):
+///
+/// - a request body must arrive within ``ServerLimits/bodyReadTimeout``, plus one second for
+///   every `minimumBodyRate` bytes it brought (so a large upload at a reasonable speed is not
+///   cut, and a trickle is): then the request fails with ``RequestBodyTimeout`` (answered 408)
+///   and the connection is closed shortly after;
+/// - a response the client does not read (the channel stays unwritable) for
+///   ``ServerLimits/writeTimeout`` closes the connection.
+final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// The rate a body must keep up past the first `bodyReadTimeout`: 16 KiB/s.
+    static let minimumBodyRate: Int64 = 16 << 10
+    /// How long after a body timeout the connection is closed if the application has not closed it.
+    static let closeGrace: TimeAmount = .seconds(2)
+
+    let bodyReadTimeout: TimeAmount
+    let writeTimeout: TimeAmount
+    private var bodyStart: NIODeadline?
+    private var bodyBytes: Int64 = 0
+    private var bodyTimer: Scheduled<Void>?
+    private var writeTimer: Scheduled<Void>?
+
+    init(bodyReadTimeout: Duration, writeTimeout: Duration) {
+        self.bodyReadTimeout = TimeAmount(bodyReadTimeout)
+        self.writeTimeout = TimeAmount(writeTimeout)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            bodyStart = .now()
+            bodyBytes = 0
+            scheduleBodyCheck(context: context, at: .now() + bodyReadTimeout)
+        case .body(let buffer):
+            bodyBytes += Int64(buffer.readableBytes)
+        case .end:
+            bodyStart = nil
+            bodyTimer?.cancel()
+            bodyTimer = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    private func scheduleBodyCheck(context: ChannelHandlerContext, at deadline: NIODeadline) {
+        bodyTimer?.cancel()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        bodyTimer = context.eventLoop.scheduleTask(deadline: deadline) {
+            let (handler, context) = loopBound.value
+            handler.checkBody(context: context)
+        }
+    }
+
+    private func checkBody(context: ChannelHandlerContext) {
+        bodyTimer = nil
+        guard let bodyStart else { return }
+        let earned = TimeAmount.seconds(bodyBytes / Self.minimumBodyRate)
+        let deadline = bodyStart + bodyReadTimeout + earned
+        guard deadline <= .now() else {
+            scheduleBodyCheck(context: context, at: deadline)
+            return
+        }
+        self.bodyStart = nil
+        context.fireErrorCaught(RequestBodyTimeout())
+        let channel = context.channel
+        context.eventLoop.scheduleTask(in: Self.closeGrace) { channel.close(promise: nil) }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            writeTimer?.cancel()
+            writeTimer = nil
+        } else if writeTimer == nil {
+            let channel = context.channel
+            writeTimer = context.eventLoop.scheduleTask(in: writeTimeout) { channel.close(promise: nil) }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        bodyTimer?.cancel()
+        writeTimer?.cancel()
+        bodyTimer = nil
+        writeTimer = nil
+        context.fireChannelInactive()
+    }
+}
+
+/// A request body that did not arrive in time (``ServerLimits/bodyReadTimeout``).
+struct RequestBodyTimeout: Error {}

@@ -1,0 +1,68 @@
+import SignetCore
+
+/// The rate limits of the password endpoints (docs/server.md "Sign-in attempts"), after the
+/// OWASP Authentication Cheat Sheet: lock-outs are counted per account *and address*, so that
+/// nobody can lock an owner out of their account by failing on purpose from elsewhere.
+extension ServerRoutes {
+    /// One sign-in attempt being counted: `failed()` or `succeeded()` settles it.
+    struct SignInAttempt {
+        let store: ServerStore
+        let pairBucket: String
+        let addressBucket: String
+        let accountBucket: String
+        let window: Int64
+
+        /// A wrong password: the account's failures from all addresses grow by one.
+        func failed() async throws(ServerError) {
+            _ = try await store.countAttempt(bucket: accountBucket, limit: .max, window: window)
+        }
+
+        /// The right password is not a failure: this address starts afresh at this account
+        /// and gets its attempt back.
+        func succeeded() async throws(ServerError) {
+            try await store.clearFailures(bucket: pairBucket)
+            try await store.forgiveAttempt(bucket: addressBucket)
+        }
+    }
+
+    /// Counts a sign-in before the slow password check (so parallel attempts cannot all slip
+    /// under a limit) and refuses it with 429 when the client address has failed too often, at
+    /// any account, or at this account. Once an account has failed
+    /// ``ServerConfiguration/failedSignInsBeforeAccountAlarm`` times in the window from all
+    /// addresses — a distributed guess — each address gets one failure at it instead of
+    /// ``ServerConfiguration/failedSignInsPerAccount``; an address that has not failed there,
+    /// the owner's, still gets its attempt.
+    func countSignIn(email: String, from address: String) async throws(ServerError) -> SignInAttempt {
+        let window = configuration.rateLimitWindow
+        let attempt = SignInAttempt(
+            store: store, pairBucket: "pair:" + address + " " + email, addressBucket: "address:" + address,
+            accountBucket: "account:" + email, window: window)
+        if let wait = try await store.countAttempt(bucket: attempt.addressBucket, limit: configuration.failedSignInsPerAddress, window: window) {
+            try await store.forgiveAttempt(bucket: attempt.addressBucket)
+            throw ServerError.rateLimited(retryAfter: wait)
+        }
+        let accountFailures = try await store.attempts(bucket: attempt.accountBucket, window: window)
+        let pairLimit = accountFailures >= configuration.failedSignInsBeforeAccountAlarm ? 1 : configuration.failedSignInsPerAccount
+        if let wait = try await store.countAttempt(bucket: attempt.pairBucket, limit: pairLimit, window: window) {
+            try await store.forgiveAttempt(bucket: attempt.pairBucket)
+            try await store.forgiveAttempt(bucket: attempt.addressBucket)
+            throw ServerError.rateLimited(retryAfter: wait)
+        }
+        return attempt
+    }
+
+    /// Counts a registration from `address` and from everyone; 429 past either limit.
+    func countRegistration(from address: String) async throws(ServerError) {
+        let window = configuration.rateLimitWindow
+        let addressBucket = "register:" + address
+        if let wait = try await store.countAttempt(bucket: addressBucket, limit: configuration.registrationsPerAddress, window: window) {
+            try await store.forgiveAttempt(bucket: addressBucket)
+            throw ServerError.rateLimited(retryAfter: wait)
+        }
+        if let wait = try await store.countAttempt(bucket: "register:*", limit: configuration.registrationsPerWindow, window: window) {
+            try await store.forgiveAttempt(bucket: "register:*")
+            try await store.forgiveAttempt(bucket: addressBucket)
+            throw ServerError.rateLimited(retryAfter: wait)
+        }
+    }
+}
