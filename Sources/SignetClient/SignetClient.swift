@@ -205,6 +205,13 @@ public actor SignetClient {
         if configuration.serverKey != nil {
             request.headerFields[.acceptSignature] = #"server=("@status" "@method";req "@target-uri";req "signature";req;key="sig1")"#
         }
+        var components = components
+        // The session token is covered whatever else is: a token swapped under the signature
+        // would otherwise be answered for as if this client had sent it.
+        let authorization = SignatureComponent("authorization")
+        if request.headerFields[.authorization] != nil, let chosen = components, !chosen.contains(authorization) {
+            components = chosen + [authorization]
+        }
         do {
             var signer = HTTPMessageSigner(key: .signer(configuration.appSigner))
             signer.components = components

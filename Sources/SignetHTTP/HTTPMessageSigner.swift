@@ -16,7 +16,8 @@ public struct HTTPMessageSigner: Sendable {
     /// The signature's label in the fields. Default `sig1`.
     public var label = "sig1"
     /// The covered components; nil means the defaults: `@method`, `@target-uri` (for a
-    /// response, `@status`), and `content-digest` when there is a body.
+    /// response, `@status`), `content-digest` when there is a body, and `authorization` when a
+    /// request carries one.
     public var components: [SignatureComponent]?
     /// The `keyid`; nil means the public key's fingerprint (`sha256/…`). An HMAC key needs one.
     public var keyID: String?
@@ -57,7 +58,10 @@ public struct HTTPMessageSigner: Sendable {
 
     /// Signs a request whose `Content-Digest`, if it has a body, is in place.
     private func signRequest(_ request: inout HTTPRequest, hasBody: Bool) async throws -> SignatureInput {
-        let defaults: [SignatureComponent] = [.method, .targetURI] + (hasBody ? [.contentDigest] : [])
+        // A request that carries authority (a bearer token) has it covered: otherwise it could be
+        // swapped under the signature.
+        let authorization = request.headerFields[.authorization] != nil ? [SignatureComponent("authorization")] : []
+        let defaults: [SignatureComponent] = [.method, .targetURI] + (hasBody ? [.contentDigest] : []) + authorization
         let (input, fields) = try await signatureFields(for: .request(request), defaults: defaults, existing: request.headerFields)
         request.headerFields.append(contentsOf: fields)
         return input

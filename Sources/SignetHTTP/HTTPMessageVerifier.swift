@@ -118,6 +118,11 @@ public struct HTTPMessageVerifier: Sendable {
             if message.response != nil, !component.fromRequest, component.isDerived, component != .status { continue }
             throw .componentNotCovered(component.description)
         }
+        if message.response == nil {
+            for name in policy.fieldsCoveredWhenPresent where !covered.contains(SignatureComponent(name)) {
+                if let field = HTTPField.Name(name), message.fields[field] != nil { throw .componentNotCovered(name) }
+            }
+        }
         let contentDigestField = message.fields[.contentDigest]
         if policy.requireContentDigestWithBody, bodyDigests != nil || contentDigestField != nil, !covered.contains(.contentDigest) {
             throw .componentNotCovered("content-digest")

@@ -5,6 +5,11 @@ public struct HTTPSignaturePolicy: Sendable {
     /// A request with a body must cover `content-digest`, whose value is checked against
     /// the body. Default: on.
     public var requireContentDigestWithBody = true
+    /// Header fields a request's signature must cover whenever the request carries them — the
+    /// ones that carry authority, such as `authorization`, so that a man in the middle cannot
+    /// swap a bearer token under a valid signature. Lower-case field names. Default: none (a
+    /// signer covers `authorization` by default, see ``HTTPMessageSigner/components``).
+    public var fieldsCoveredWhenPresent: [String] = []
     /// The `created` parameter is required. Default: on.
     ///
     /// With a nonce cache, a signature must carry a time bound even when this is off:

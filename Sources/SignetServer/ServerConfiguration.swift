@@ -10,10 +10,12 @@ public struct ServerConfiguration: Sendable {
     public var port = 8443
 
     /// What a request signature must cover and how fresh it must be; `nonce` is required so
-    /// that a replay on any node is refused.
+    /// that a replay on any node is refused, and `authorization` must be covered when a request
+    /// carries a bearer token.
     public var signaturePolicy: HTTPSignaturePolicy = {
         var policy = HTTPSignaturePolicy()
         policy.requireNonce = true
+        policy.fieldsCoveredWhenPresent = ["authorization"]
         return policy
     }()
     /// The scheme and authority clients sign when the server sits behind a TLS-terminating

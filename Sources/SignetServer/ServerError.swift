@@ -36,6 +36,9 @@ public enum ServerError: Error, Sendable, Equatable {
     case rangeNotSatisfiable(size: Int64)
     /// Too many attempts; retry after the given seconds (429).
     case rateLimited(retryAfter: Int)
+    /// The request is addressed (and so signed) for another server than this one: its
+    /// authority is not one of the server's names and port (401).
+    case wrongAuthority(authority: String)
     /// The request's body did not arrive whole in time (408); the connection is closed.
     case requestTimeout(limit: Duration)
     /// The server has more expensive work (password hashing) queued than it takes; retry after
@@ -65,6 +68,8 @@ extension ServerError: SignetError {
         case .unprocessable(let field, let detail): return "\(field): \(detail)"
         case .rangeNotSatisfiable(let size): return "the range starts past the end of the resource (\(size) bytes)"
         case .rateLimited(let retryAfter): return "too many attempts; retry in \(retryAfter) s"
+        case .wrongAuthority(let authority):
+            return "the request is addressed to \"\(authority)\", which is not this server: a signature binds the server it was made for"
         case .requestTimeout(let limit): return "the request body did not arrive within \(limit.components.seconds) s"
         case .overloaded(let retryAfter): return "the server is busy; retry in \(retryAfter) s"
         case .unavailable: return "the server cannot answer this now; retry later"
@@ -98,6 +103,7 @@ extension ServerError: SignetError {
         case .unprocessable: return .unprocessable
         case .rangeNotSatisfiable: return .rangeNotSatisfiable
         case .rateLimited: return .rateLimited
+        case .wrongAuthority: return .wrongAuthority
         case .requestTimeout: return .requestTimeout
         case .overloaded: return .overloaded
         case .unavailable: return .unavailable
@@ -119,6 +125,7 @@ extension ServerError: SignetError {
         case .unprocessable: return .unprocessableContent
         case .rangeNotSatisfiable: return .rangeNotSatisfiable
         case .rateLimited: return .tooManyRequests
+        case .wrongAuthority: return .unauthorized
         case .requestTimeout: return .requestTimeout
         case .overloaded: return .serviceUnavailable
         case .unavailable, .configuration: return .serviceUnavailable
@@ -141,6 +148,7 @@ extension SignetErrorCode where Owner == ServerError {
     public static let unprocessable = Self("unprocessable")
     public static let rangeNotSatisfiable = Self("rangeNotSatisfiable")
     public static let rateLimited = Self("rateLimited")
+    public static let wrongAuthority = Self("wrongAuthority")
     public static let requestTimeout = Self("requestTimeout")
     public static let overloaded = Self("overloaded")
     public static let unavailable = Self("unavailable")

@@ -13,12 +13,15 @@ public struct ServerRequestContext: AuthRequestContext, RequestContext {
     public internal(set) var clientAddress: String
     /// The peer's IP address (a proxy's, behind one).
     public let peerAddress: String
+    /// The port the connection came in on.
+    let localPort: Int?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.identity = nil
         self.peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
         self.clientAddress = peerAddress
+        self.localPort = source.channel.localAddress?.port
     }
 
     /// The signing principal; 401 when there is none (a route reached without the
@@ -43,6 +46,18 @@ struct ClientAddressMiddleware: RouterMiddleware {
         guard !trusted.isEmpty else { return try await next(request, context) }
         var context = context
         context.clientAddress = ClientAddress.resolve(peer: context.peerAddress, fields: request.headers, trusted: trusted)
+        return try await next(request, context)
+    }
+}
+
+/// Refuses a request addressed to another server (``ServerAuthorities``) before its signature is checked.
+struct AuthorityMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+    let authorities: ServerAuthorities
+    let scheme: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try authorities.check(request.head.authority, localPort: context.localPort, scheme: scheme)
         return try await next(request, context)
     }
 }

@@ -20,8 +20,13 @@ struct ServerRoutes: Sendable {
     let verifier: HTTPMessageVerifier
     let publisher: ResourcePublisher
 
-    init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?) throws(ServerError) {
+    /// The names requests must be addressed to; nil behind a proxy, where signatures are
+    /// verified against ``ServerConfiguration/publicAuthority`` whatever `Host` says.
+    let authorities: ServerAuthorities?
+
+    init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?, authorities: ServerAuthorities?) throws(ServerError) {
         self.configuration = configuration
+        self.authorities = configuration.publicAuthority == nil ? authorities : nil
         self.store = store
         directory = PrincipalDirectory(store: store, maximumAge: configuration.revocationLatency)
         responder = ServerResponder(
@@ -44,7 +49,9 @@ struct ServerRoutes: Sendable {
         router.get("/v1/health") { request, _ in
             try await responder.json(["status": "ok"], for: request)
         }
-        let signed = router.group("/v1").add(middleware: authenticator())
+        var signed = router.group("/v1")
+        if let authorities { signed = signed.add(middleware: AuthorityMiddleware(authorities: authorities, scheme: configuration.publicScheme ?? "https")) }
+        signed = signed.add(middleware: authenticator())
         addUserRoutes(to: signed)
         addAdminRoutes(to: signed.group("admin"))
         addResourceRoutes(signed: signed, root: router)

@@ -47,7 +47,9 @@ public struct SignetServer: Sendable {
         if configuration.publicScheme == nil { configuration.publicScheme = tls == nil ? "http" : "https" }
         self.configuration = configuration
         self.store = store
-        routes = try ServerRoutes(configuration: configuration, store: store, responseSigner: responseSigner)
+        routes = try ServerRoutes(
+            configuration: configuration, store: store, responseSigner: responseSigner,
+            authorities: ServerAuthorities(hostname: configuration.hostname, certificate: tls?.certificateChain.first))
         tlsConfiguration = try tls.map { identity throws(ServerError) in try Self.tlsConfiguration(identity) }
     }
 

@@ -20,6 +20,8 @@ public final class LoopbackSocket: Sendable {
     public let descriptor: Int32
     /// The address it connects from.
     public let source: String
+    /// The port the kernel gave this end (0 when it could not be read).
+    public let localPort: Int
 
     private struct State {
         var received: [UInt8] = []
@@ -31,10 +33,34 @@ public final class LoopbackSocket: Sendable {
 
     /// Opens a socket bound to `source` (the port picked by the kernel) and starts connecting it
     /// to `host`:`port`; ``waitUntilConnected(deadline:)`` waits for the handshake.
-    public init(port: Int, host: String = "127.0.0.1", from source: String = "127.0.0.1") throws {
+    ///
+    /// `receiveBuffer` (`SO_RCVBUF`, bytes; the kernel doubles it) and `segmentSize`
+    /// (`TCP_MAXSEG`, the largest segment announced to the server) are set before the handshake,
+    /// for a client that reads nothing and should make the server's kernel hold no more than a
+    /// remote client would: on loopback the segments are 64 KiB, and the kernel sizes a
+    /// connection's send buffer by them (megabytes, instead of the ~100 KiB it gives a client
+    /// with Ethernet's 1460-byte segments).
+    public init(
+        port: Int, host: String = "127.0.0.1", from source: String = "127.0.0.1", receiveBuffer: Int? = nil, segmentSize: Int? = nil
+    ) throws {
         let descriptor = socket(AF_INET, socketStreamType, 0)
         guard descriptor >= 0 else { throw LoopbackSocketError("socket()", errno: errno) }
+        let boundPort: Int
         do {
+            if let receiveBuffer {
+                var value = Int32(clamping: receiveBuffer)
+                if setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+                    let code = errno
+                    throw LoopbackSocketError("setsockopt(SO_RCVBUF, \(receiveBuffer))", errno: code)
+                }
+            }
+            if let segmentSize {
+                var value = Int32(clamping: segmentSize)
+                if setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_MAXSEG, &value, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+                    let code = errno
+                    throw LoopbackSocketError("setsockopt(TCP_MAXSEG, \(segmentSize))", errno: code)
+                }
+            }
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             #if canImport(Darwin)
             var one: Int32 = 1
@@ -45,6 +71,7 @@ public final class LoopbackSocket: Sendable {
                 let code = errno
                 throw LoopbackSocketError("bind(\(source))", errno: code)
             }
+            boundPort = Self.boundPort(of: descriptor)
             let remote = try Self.address(host, port: port)
             if withSocketAddress(remote, { connect(descriptor, $0, $1) }) != 0 {
                 let code = errno
@@ -56,6 +83,17 @@ public final class LoopbackSocket: Sendable {
         }
         self.descriptor = descriptor
         self.source = source
+        self.localPort = boundPort
+    }
+
+    /// The port `descriptor` is bound to, 0 when it cannot be read.
+    private static func boundPort(of descriptor: Int32) -> Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return result == 0 ? Int(UInt16(bigEndian: address.sin_port)) : 0
     }
 
     deinit { close() }
@@ -140,6 +178,28 @@ public final class LoopbackSocket: Sendable {
             if ended { state.peerClosed = true }
             return state.peerClosed
         }
+    }
+
+    /// Up to `count` of the bytes that have arrived and were not read yet, left unread (so that
+    /// a client that must read nothing can still see that an answer began): empty when none has
+    /// come yet, nil once the peer has closed the connection (or reset it) with nothing left
+    /// unread, or this socket is closed.
+    public func peek(upTo count: Int) -> [UInt8]? {
+        let descriptor = self.descriptor
+        // Under the lock, so that the descriptor cannot be closed (and its number reused) meanwhile.
+        let bytes: [UInt8]? = state.withLock { state in
+            guard !state.closed else { return nil }
+            var buffer = [UInt8](repeating: 0, count: max(1, count))
+            while true {
+                let got = buffer.withUnsafeMutableBytes { systemPeek(descriptor, $0.baseAddress, $0.count) }
+                if got > 0 { return Array(buffer.prefix(got)) }
+                if got == 0 { return nil }
+                let code = errno
+                if code == EINTR { continue }
+                return code == EAGAIN || code == EWOULDBLOCK ? [] : nil
+            }
+        }
+        return bytes
     }
 
     /// Waits until the peer has closed the connection, reading what it sends meanwhile; false
@@ -243,4 +303,9 @@ private func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count:
 
 private func systemReceive(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     recv(descriptor, buffer, count, 0)
+}
+
+/// `recv` that leaves what it returns unread.
+private func systemPeek(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    recv(descriptor, buffer, count, Int32(MSG_PEEK))
 }

@@ -23,9 +23,10 @@ public struct RawHTTPResponse: Sendable, CustomStringConvertible {
 
     public var description: String { "\(status) \(text.prefix(300))" }
 
-    /// The first response in `bytes`; nil while it is incomplete (or is not HTTP/1). A body
-    /// with neither a length nor chunks ends where the stream does: complete once `ended`.
-    public static func parse(_ bytes: [UInt8], ended: Bool) -> RawHTTPResponse? {
+    /// The status and header fields of the response `bytes` begin with (its body left empty),
+    /// and where its body begins; nil while the head is incomplete (or is not HTTP/1). For an
+    /// answer that may never come whole: a download cut short.
+    public static func parseHead(_ bytes: [UInt8]) -> (response: RawHTTPResponse, bodyStart: Int)? {
         guard let headEnd = find([13, 10, 13, 10], in: bytes, from: 0) else { return nil }
         var lines = String(decoding: bytes[0..<headEnd], as: UTF8.self).components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
@@ -34,9 +35,16 @@ public struct RawHTTPResponse: Sendable, CustomStringConvertible {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return Field(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        var response = RawHTTPResponse(status: status, fields: fields, body: [])
-        let bodyStart = headEnd + 4
-        if (100..<200).contains(status) || status == 204 || status == 304 { return response }
+        return (RawHTTPResponse(status: status, fields: fields, body: []), headEnd + 4)
+    }
+
+    /// The first response in `bytes`; nil while it is incomplete (or is not HTTP/1). A body
+    /// with neither a length nor chunks ends where the stream does: complete once `ended`.
+    public static func parse(_ bytes: [UInt8], ended: Bool) -> RawHTTPResponse? {
+        guard let head = parseHead(bytes) else { return nil }
+        var response = head.response
+        let bodyStart = head.bodyStart
+        if (100..<200).contains(response.status) || response.status == 204 || response.status == 304 { return response }
         if response.field("Transfer-Encoding")?.lowercased().contains("chunked") == true {
             guard let body = dechunk(bytes, from: bodyStart) else { return nil }
             response.body = body
