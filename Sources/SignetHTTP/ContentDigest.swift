@@ -79,7 +79,10 @@ public enum ContentDigest {
         guard fieldValue.utf8.count <= 4096 else { throw .tooLarge(what: "the Content-Digest field", limit: 4096) }
         let parsed: StructuredDictionaryParser.Parsed
         do {
-            parsed = try StructuredDictionaryParser.parse(fieldValue)
+            // RFC 9530 registers a handful of algorithms: more members than that are no digest list.
+            parsed = try StructuredDictionaryParser.parse(fieldValue, maximumMembers: 16)
+        } catch StructuredDictionaryParser.Failure.tooManyMembers {
+            throw .tooLarge(what: "the number of Content-Digest members", limit: 16)
         } catch {
             throw .malformedField(field: "Content-Digest", detail: "not a structured dictionary")
         }

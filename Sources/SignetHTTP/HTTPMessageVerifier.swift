@@ -84,6 +84,12 @@ public struct HTTPMessageVerifier: Sendable {
             if let keyID { throw .missingSignature(detail: "no signature has keyid \"\(keyID)\"") }
             throw .missingSignature(detail: "no signature labelled \(label ?? "")")
         }
+        // Each component costs a look-up when a base is built: bound them over all the
+        // signatures tried, not only within one.
+        let components = candidates.reduce(0) { $0 + ((try? $1.input)?.components.count ?? 0) }
+        guard components <= SignatureInput.maximumComponents else {
+            throw .tooLarge(what: "the number of components the signatures cover together", limit: SignatureInput.maximumComponents)
+        }
         var firstError: HTTPSignatureError?
         for candidate in candidates {
             do {

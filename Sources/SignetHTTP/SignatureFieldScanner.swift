@@ -48,12 +48,14 @@ enum SignatureFieldScanner {
             let start = bytes.index - 1
             var components: [SignatureComponent] = []
             while bytes.first != UInt8(ascii: ")") {
+                // Past the limit the general reader refuses it, with the reason.
+                guard components.count < SignatureInput.maximumComponents else { return nil }
                 if !components.isEmpty { guard bytes.pop() == UInt8(ascii: " ") else { return nil } }
                 guard let name = bytes.quotedRange(), let component = component(bytes.text(name)) else { return nil }
                 components.append(component)
             }
             bytes.index += 1
-            for index in components.indices.dropFirst() where components[..<index].contains(components[index]) { return nil }
+            guard (try? SignatureInput.checkDistinct(components, field: "Signature-Input")) != nil else { return nil }
             var parameters = SignatureParameters()
             var seen: UInt8 = 0
             while bytes.first == UInt8(ascii: ";") {

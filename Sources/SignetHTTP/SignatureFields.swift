@@ -46,8 +46,8 @@ struct SignatureFields {
 
     /// Reads both fields with the general structured-field parser.
     init(general fields: HTTPFields, maximumFieldBytes: Int, maximumSignatures: Int) throws(HTTPSignatureError) {
-        let inputs = try Self.dictionary(fields, .signatureInput, limit: maximumFieldBytes)
-        let signatures = try Self.dictionary(fields, .signature, limit: maximumFieldBytes)
+        let inputs = try Self.dictionary(fields, .signatureInput, limit: maximumFieldBytes, maximumMembers: maximumSignatures)
+        let signatures = try Self.dictionary(fields, .signature, limit: maximumFieldBytes, maximumMembers: maximumSignatures)
         guard !inputs.isEmpty || !signatures.isEmpty else {
             throw .missingSignature(detail: "the request has no Signature-Input and Signature fields")
         }
@@ -98,7 +98,11 @@ struct SignatureFields {
     /// a label given twice, in one line or across lines, is refused rather than letting the
     /// last one win silently. ``StructuredDictionaryParser`` reports a repeated key from the
     /// parse itself, so no quoting trick (a display string's `\`) can hide one.
-    private static func dictionary(_ fields: HTTPFields, _ name: HTTPField.Name, limit: Int) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {
+    /// More than `maximumMembers` labels in all is refused as soon as the parse meets one more,
+    /// so a field of thousands of labels costs what `maximumMembers` cost.
+    private static func dictionary(
+        _ fields: HTTPFields, _ name: HTTPField.Name, limit: Int, maximumMembers: Int
+    ) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {
         let values = fields[values: name]
         guard !values.isEmpty else { return [:] }
         let combined = values.joined(separator: ", ")
@@ -108,7 +112,9 @@ struct SignatureFields {
         for value in values {
             let parsed: StructuredDictionaryParser.Parsed
             do {
-                parsed = try StructuredDictionaryParser.parse(value)
+                parsed = try StructuredDictionaryParser.parse(value, maximumMembers: maximumMembers - result.count)
+            } catch StructuredDictionaryParser.Failure.tooManyMembers {
+                throw .tooLarge(what: "the number of signatures", limit: maximumMembers)
             } catch {
                 throw .malformedField(field: name.rawName, detail: "not a structured dictionary")
             }
@@ -129,7 +135,7 @@ struct SignatureFields {
     /// `maximumFieldBytes`, or names more than `maximumSignatures` (what a verifier would refuse
     /// to read, so that nobody signs over more than a verifier checks).
     static func labels(in fields: HTTPFields, maximumSignatures: Int, maximumFieldBytes: Int) -> Set<String> {
-        guard let inputs = try? dictionary(fields, .signatureInput, limit: maximumFieldBytes), inputs.count <= maximumSignatures else { return [] }
+        guard let inputs = try? dictionary(fields, .signatureInput, limit: maximumFieldBytes, maximumMembers: maximumSignatures) else { return [] }
         return Set(inputs.map(\.0))
     }
 }

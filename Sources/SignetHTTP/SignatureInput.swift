@@ -97,11 +97,27 @@ public struct SignatureInput: Sendable, Equatable {
         source = .canonical(scanned.serialized)
     }
 
-    /// Refuses a component listed twice. A pairwise scan: inputs list a handful of components,
-    /// and hashing each cost more than comparing them.
-    private static func checkDistinct(_ components: [SignatureComponent], field: String) throws(HTTPSignatureError) {
-        for index in components.indices.dropFirst() where components[..<index].contains(components[index]) {
-            throw .malformedField(field: field, detail: "component \(components[index]) is listed twice")
+    /// The most components one signature may cover. RFC 9421 sets no limit; real signatures
+    /// cover a handful, and each component costs a look-up when the base is built, so a
+    /// signature listing thousands is refused before anything is done with it.
+    public static let maximumComponents = 64
+
+    /// Refuses more than ``maximumComponents`` components, and a component listed twice. A
+    /// pairwise scan up to 16 (inputs list a handful of components, and hashing each costs
+    /// more than comparing them), a set beyond.
+    static func checkDistinct(_ components: [SignatureComponent], field: String) throws(HTTPSignatureError) {
+        guard components.count <= maximumComponents else {
+            throw .tooLarge(what: "the number of components one signature covers", limit: maximumComponents)
+        }
+        if components.count <= 16 {
+            for index in components.indices.dropFirst() where components[..<index].contains(components[index]) {
+                throw .malformedField(field: field, detail: "component \(components[index]) is listed twice")
+            }
+            return
+        }
+        var seen = Set<SignatureComponent>()
+        for component in components where !seen.insert(component).inserted {
+            throw .malformedField(field: field, detail: "component \(component) is listed twice")
         }
     }
 

@@ -13,6 +13,8 @@ public enum StructuredFieldKind: Sendable {
 /// whether they are the related request's).
 struct ParsedDictionaries {
     var fields: [String: OrderedMap<String, ItemOrInnerList>] = [:]
+    /// The query's parameters, split once for every `@query-param` of the base.
+    var queryParameters: [(name: String, value: String)]?
 }
 
 /// The message a signature covers: a request, or a response together with the request it
@@ -71,7 +73,7 @@ public struct SignedMessage: Sendable {
     }
 
     private func fieldOrDerivedValue(_ component: SignatureComponent, parsed: inout ParsedDictionaries, related: Bool) throws(HTTPSignatureError) -> String {
-        if component.isDerived { return try derivedValue(component) }
+        if component.isDerived { return try derivedValue(component, parsed: &parsed) }
         if let key = component.key, !component.byteSequence {
             let memoKey = (related ? "req " : "") + component.name
             let dictionary: OrderedMap<String, ItemOrInnerList>
@@ -104,7 +106,7 @@ public struct SignedMessage: Sendable {
         }
     }
 
-    private func derivedValue(_ component: SignatureComponent) throws(HTTPSignatureError) -> String {
+    private func derivedValue(_ component: SignatureComponent, parsed: inout ParsedDictionaries) throws(HTTPSignatureError) -> String {
         if component.name == "@status" {
             guard let response else { throw .missingComponent("@status (not a response)") }
             return String(format: "%03d", response.status.code)
@@ -128,9 +130,10 @@ public struct SignedMessage: Sendable {
         case "@path": return pathPart.isEmpty ? "/" : pathPart
         case "@query": return "?" + (queryPart ?? "")
         case "@query-param":
-            let queryPart = queryPart
             let wanted = component.parameterName ?? ""
-            let matches = QueryParameters.parse(queryPart ?? "").filter { QueryParameters.encode($0.name) == wanted }
+            let parameters = parsed.queryParameters ?? QueryParameters.parse(queryPart ?? "")
+            parsed.queryParameters = parameters
+            let matches = parameters.filter { QueryParameters.encode($0.name) == wanted }
             guard let match = matches.first else { throw .missingComponent(component.description) }
             guard matches.count == 1 else {
                 throw .malformedField(field: "@query", detail: "query parameter \"\(wanted)\" occurs \(matches.count) times; sign @query instead")

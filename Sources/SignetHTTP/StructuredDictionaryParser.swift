@@ -34,6 +34,10 @@ struct StructuredDictionaryParser {
         case invalidDisplayString
         case invalidInnerList
         case invalidDictionary
+        /// More distinct keys than the caller allows: the parse stops there, so that a field
+        /// of thousands of members costs no more than the limit (the library's map is a list,
+        /// and each insertion into it searches the members before).
+        case tooManyMembers
     }
 
     /// A parsed dictionary.
@@ -47,25 +51,28 @@ struct StructuredDictionaryParser {
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    private let maximumMembers: Int
     private var index = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, maximumMembers: Int) {
         self.bytes = bytes
+        self.maximumMembers = maximumMembers
     }
 
-    /// Parses a field value (one field line, or lines already combined).
-    static func parse(_ value: String) throws(Failure) -> Parsed {
+    /// Parses a field value (one field line, or lines already combined), refusing one with
+    /// more than `maximumMembers` distinct keys (``Failure/tooManyMembers``).
+    static func parse(_ value: String, maximumMembers: Int = .max) throws(Failure) -> Parsed {
         var value = value
-        return try value.withUTF8 { buffer in Self.result(of: buffer) }.get()
+        return try value.withUTF8 { buffer in Self.result(of: buffer, maximumMembers: maximumMembers) }.get()
     }
 
     /// Parses the bytes of a field value.
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> Parsed {
-        try bytes.withUnsafeBufferPointer { buffer in Self.result(of: buffer) }.get()
+    static func parse(_ bytes: [UInt8], maximumMembers: Int = .max) throws(Failure) -> Parsed {
+        try bytes.withUnsafeBufferPointer { buffer in Self.result(of: buffer, maximumMembers: maximumMembers) }.get()
     }
 
-    private static func result(of buffer: UnsafeBufferPointer<UInt8>) -> Result<Parsed, Failure> {
-        var parser = StructuredDictionaryParser(buffer)
+    private static func result(of buffer: UnsafeBufferPointer<UInt8>, maximumMembers: Int) -> Result<Parsed, Failure> {
+        var parser = StructuredDictionaryParser(buffer, maximumMembers: maximumMembers)
         return Result { () throws(Failure) -> Parsed in try parser.dictionary() }
     }
 
@@ -75,7 +82,7 @@ struct StructuredDictionaryParser {
     /// dictionary loop itself eats trailing OWS, so trailing tabs are accepted as well.
     private mutating func dictionary() throws(Failure) -> Parsed {
         var members = OrderedMap<String, ItemOrInnerList>()
-        var keys: [String] = []  // seen keys, checked here: a lookup in the library's map runs unspecialised
+        var keys = Set<String>()  // seen keys, checked here: a lookup in the library's map runs unspecialised and in linear time
         var repeatedKey: String?
         skipSpaces()
         while index < bytes.count {
@@ -90,7 +97,8 @@ struct StructuredDictionaryParser {
             if keys.contains(name) {
                 if repeatedKey == nil { repeatedKey = name }
             } else {
-                keys.append(name)
+                guard keys.count < maximumMembers else { throw .tooManyMembers }
+                keys.insert(name)
             }
             members[name] = member  // as the library: the value is replaced in place
             skipOWS()

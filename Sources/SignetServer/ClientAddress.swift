@@ -23,6 +23,20 @@ enum ClientAddress {
         return hops.first.flatMap { IPAddressRange.bytes(of: $0) }.flatMap(IPAddressRange.text(of:)) ?? peer
     }
 
+    /// The key an address's budgets (rate limits, connections) are counted under: an IPv4
+    /// address itself, an IPv6 address's /64 — the smallest block a subscriber is given, so one
+    /// home network cannot take a fresh budget for each of its 2^64 addresses. An IPv4-mapped
+    /// IPv6 address counts as its IPv4 address; anything unparsed as itself.
+    static func budgetKey(_ address: String) -> String {
+        guard let bytes = IPAddressRange.bytes(of: address) else { return address }
+        if bytes.count == 16, bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) {
+            return IPAddressRange.text(of: Array(bytes.suffix(4))) ?? address
+        }
+        guard bytes.count == 16 else { return IPAddressRange.text(of: bytes) ?? address }
+        let network = Array(bytes.prefix(8)) + [UInt8](repeating: 0, count: 8)
+        return (IPAddressRange.text(of: network) ?? address) + "/64"
+    }
+
     static func isTrusted(_ address: String, _ trusted: [IPAddressRange]) -> Bool {
         guard let bytes = IPAddressRange.bytes(of: address) else { return false }
         return trusted.contains { $0.contains(bytes) }

@@ -42,11 +42,13 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
     let counter: ConnectionCounter
+    /// `SO_SNDBUF` for each accepted connection (``ServerLimits/socketSendBuffer``).
+    let sendBuffer: Int
 
     struct TooManyConnections: Error {}
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let address = channel.remoteAddress?.ipAddress ?? "unknown"
+        let address = ClientAddress.budgetKey(channel.remoteAddress?.ipAddress ?? "unknown")
         guard counter.admit(address) else {
             logger.debug("connection refused: too many from one address", metadata: ["address": "\(address)"])
             channel.close(promise: nil)
@@ -54,6 +56,8 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
         }
         let counter = self.counter
         channel.closeFuture.whenComplete { _ in counter.release(address) }
+        // Best effort: a socket that refuses the option keeps the kernel's default.
+        try? channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(sendBuffer))
         return base.setup(channel: channel, logger: logger)
     }
 

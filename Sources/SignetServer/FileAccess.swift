@@ -7,7 +7,7 @@ import Darwin
 /// What the server keeps on disk is its user's alone: files 0600, folders 0700, whatever the
 /// umask. New files get those modes when they are made; files made by older servers, or by
 /// SQLite under a wide umask, are narrowed at start-up.
-enum FileAccess {
+package enum FileAccess {
     /// The mode of every file the server makes.
     static let privateFile: mode_t = 0o600
     /// The mode of every folder the server makes.
@@ -48,5 +48,22 @@ enum FileAccess {
     static func octal(_ mode: mode_t) -> String {
         let text = String(mode & 0o7777, radix: 8)
         return String(repeating: "0", count: max(0, 4 - text.count)) + text
+    }
+
+    /// Refuses a file holding a secret (a key file, a database URL with its password) that its
+    /// group or others may read or write, or that belongs to another user than this process's
+    /// (or root): whoever owns it could read or swap the secret. `what` says what it holds.
+    package static func checkPrivate(_ path: String, holding what: String) throws(ServerError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        guard info.st_uid == geteuid() || info.st_uid == 0 else {
+            throw .configuration(detail: "\(path): it belongs to another user (uid \(info.st_uid)) and holds \(what); give the server a file of its own")
+        }
+        guard (info.st_mode & 0o077) == 0 else {
+            throw .configuration(detail: """
+                \(path): its group or others may read it (mode \(octal(info.st_mode))), and it holds \(what); \
+                make it private with `chmod 600 \(path)`
+                """)
+        }
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SignetX509
 
 /// An IPv4 or IPv6 address block in CIDR notation (`10.0.0.0/8`, `::1/128`, or one address):
 /// the proxies a server trusts to name the client (``ServerConfiguration/trustedProxies``).
@@ -55,15 +56,7 @@ public struct IPAddressRange: Sendable, Hashable, CustomStringConvertible {
     /// The bytes of a textual IPv4 or IPv6 address (no brackets, port or zone), or nil.
     static func bytes(of text: String) -> [UInt8]? {
         guard !text.isEmpty, text.utf8.count <= 45 else { return nil }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { Array($0) }
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { Array($0) }
-        }
-        return nil
+        return SubjectParsing.ipAddressBytes(text)
     }
 
     /// The canonical text of 4 or 16 address bytes.

@@ -10,7 +10,9 @@ import NIOHTTPTypes
 ///   cut, and a trickle is): then the request fails with ``RequestBodyTimeout`` (answered 408)
 ///   and the connection is closed shortly after;
 /// - a response the client does not read (the channel stays unwritable) for
-///   ``ServerLimits/writeTimeout`` closes the connection.
+///   ``ServerLimits/writeTimeout`` closes the connection;
+/// - a response that says `Connection: close` closes the connection once it is written, rather
+///   than reading on: Hummingbird would otherwise drain a refused request's whole body.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -28,6 +30,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var bodyBytes: Int64 = 0
     private var bodyTimer: Scheduled<Void>?
     private var writeTimer: Scheduled<Void>?
+    private var closeAfterResponse = false
 
     init(bodyReadTimeout: Duration, writeTimeout: Duration) {
         self.bodyReadTimeout = TimeAmount(bodyReadTimeout)
@@ -72,6 +75,26 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.fireErrorCaught(RequestBodyTimeout())
         let channel = context.channel
         context.eventLoop.scheduleTask(in: Self.closeGrace) { channel.close(promise: nil) }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            closeAfterResponse = head.headerFields[.connection]?.lowercased() == "close"
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            guard closeAfterResponse else {
+                context.write(data, promise: promise)
+                return
+            }
+            closeAfterResponse = false
+            let written = promise ?? context.eventLoop.makePromise()
+            let channel = context.channel
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            context.writeAndFlush(data, promise: written)
+        }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

@@ -55,10 +55,13 @@ public struct ServerConfiguration: Sendable {
     public var failedSignInsPerAccount = 5
     /// Failed sign-ins allowed per client address, whatever the account, in one window.
     public var failedSignInsPerAddress = 50
-    /// Failed sign-ins of one account, from all addresses, after which each address gets a
-    /// single failed attempt at that account for the rest of the window. The owner signing in
+    /// Failed sign-ins of one account, from all addresses, after which each address gets
+    /// ``failedSignInsPerAccountUnderAlarm`` failed attempts at that account for the rest of the window. The owner signing in
     /// from an address that has not failed is never refused (docs/server.md "Sign-in attempts").
     public var failedSignInsBeforeAccountAlarm = 20
+    /// Failed sign-ins allowed per account from one client address while the account's alarm is
+    /// on: two, so that an owner's one typo does not lock them out.
+    public var failedSignInsPerAccountUnderAlarm = 2
     /// Registrations allowed per client address, and from everyone together, in one window.
     public var registrationsPerAddress = 10
     public var registrationsPerWindow = 1000

@@ -20,6 +20,11 @@ extension ServerDataFolder {
                 (uid \(user)); run the server as the folder's owner, or give it a folder of its own
                 """)
         }
+        // The vault's key file unlocks every key: held to what ssh holds a private key to (one
+        // inside the folder is narrowed at start instead).
+        if !vaultKeyFile.hasPrefix(path + "/") {
+            try FileAccess.checkPrivate(vaultKeyFile, holding: "the key that unlocks the server's vault")
+        }
         guard (info.st_mode & 0o022) == 0 else {
             throw .configuration(detail: """
                 \(path): the data folder can be written by its group or by others (mode \(FileAccess.octal(info.st_mode))), \

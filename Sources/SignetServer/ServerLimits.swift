@@ -22,6 +22,10 @@ public struct ServerLimits: Sendable, Equatable {
     /// The most connections open at once from one client address (the peer's, before any
     /// proxy header is read); further ones are closed at once.
     public var maximumConnectionsPerAddress = 128
+    /// The kernel's send buffer of each connection, in bytes (`SO_SNDBUF`; Linux keeps twice
+    /// this): without a cap it grows to megabytes per socket, and a thousand clients that do not
+    /// read a download would pin gigabytes of the host's TCP memory, which RSS does not show.
+    public var socketSendBuffer = 256 << 10
     /// After SIGTERM, how long open requests may take to finish before their connections are closed.
     public var shutdownTimeout: Duration = .seconds(10)
     /// The threads that hash passwords (scrypt takes a core and up to 128 MiB each).
@@ -41,6 +45,7 @@ public struct ServerLimits: Sendable, Equatable {
         }
         if shutdownTimeout < .zero { return "the shutdown timeout cannot be negative" }
         if maximumConnections < 1 || maximumConnectionsPerAddress < 1 { return "at least one connection must be allowed" }
+        if socketSendBuffer < 4096 { return "the socket send buffer must be at least 4096 bytes" }
         if passwordWorkers < 1 { return "at least one password worker is needed" }
         if passwordQueue < 0 { return "the password queue cannot be negative" }
         return nil

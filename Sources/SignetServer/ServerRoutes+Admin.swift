@@ -40,14 +40,15 @@ extension ServerRoutes {
         }
         group.post("users/:email/disable") { request, context in
             _ = try context.principal(role: .admin)
-            let email = try UserInput.normalizedEmail(try Self.pathParameter("email", context))
-            try await store.disableUser(email: email)
+            let forms = try UserInput.lookupForms(try Self.pathParameter("email", context))
+            guard let user = try await store.user(anyOf: forms) else { throw ServerError.notFound(what: "the user \(forms[0])") }
+            try await store.disableUser(email: user.email)
             return try await responder.empty(for: request)
         }
         group.delete("users/:email/sessions") { request, context in
             _ = try context.principal(role: .admin)
-            let email = try UserInput.normalizedEmail(try Self.pathParameter("email", context))
-            guard let user = try await store.user(email: email) else { throw ServerError.notFound(what: "the user \(email)") }
+            let forms = try UserInput.lookupForms(try Self.pathParameter("email", context))
+            guard let user = try await store.user(anyOf: forms) else { throw ServerError.notFound(what: "the user \(forms[0])") }
             let count = try await store.deleteSessions(userID: user.id)
             return try await responder.json(UserAPI.Revoked(revoked: count), for: request)
         }
@@ -79,6 +80,10 @@ extension ServerRoutes {
     static func pathParameter(_ name: String, _ context: ServerRequestContext) throws(ServerError) -> String {
         guard let raw = context.parameters.get(name), let value = raw.removingPercentEncoding, !value.isEmpty else {
             throw .badRequest(detail: "the path's \(name) is missing or not valid percent-encoding")
+        }
+        // A NUL or another control character is no name, and PostgreSQL cannot even compare one.
+        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .badRequest(detail: "the path's \(name) contains a control character")
         }
         return value
     }

@@ -17,6 +17,12 @@ extension ServerRoutes {
             _ = try await store.countAttempt(bucket: accountBucket, limit: .max, window: window)
         }
 
+        /// The password was never checked (the server was too busy to): the attempt is given back.
+        func notTried() async throws(ServerError) {
+            try await store.forgiveAttempt(bucket: pairBucket)
+            try await store.forgiveAttempt(bucket: addressBucket)
+        }
+
         /// The right password is not a failure: this address starts afresh at this account
         /// and gets its attempt back.
         func succeeded() async throws(ServerError) {
@@ -29,10 +35,12 @@ extension ServerRoutes {
     /// under a limit) and refuses it with 429 when the client address has failed too often, at
     /// any account, or at this account. Once an account has failed
     /// ``ServerConfiguration/failedSignInsBeforeAccountAlarm`` times in the window from all
-    /// addresses — a distributed guess — each address gets one failure at it instead of
-    /// ``ServerConfiguration/failedSignInsPerAccount``; an address that has not failed there,
-    /// the owner's, still gets its attempt.
+    /// addresses — a distributed guess — each address gets
+    /// ``ServerConfiguration/failedSignInsPerAccountUnderAlarm`` failures at it (two: a typo and
+    /// the right password) instead of ``ServerConfiguration/failedSignInsPerAccount``; an address
+    /// that has not failed there, the owner's, still gets its attempts.
     func countSignIn(email: String, from address: String) async throws(ServerError) -> SignInAttempt {
+        let address = ClientAddress.budgetKey(address)
         let window = configuration.rateLimitWindow
         let attempt = SignInAttempt(
             store: store, pairBucket: "pair:" + address + " " + email, addressBucket: "address:" + address,
@@ -42,7 +50,8 @@ extension ServerRoutes {
             throw ServerError.rateLimited(retryAfter: wait)
         }
         let accountFailures = try await store.attempts(bucket: attempt.accountBucket, window: window)
-        let pairLimit = accountFailures >= configuration.failedSignInsBeforeAccountAlarm ? 1 : configuration.failedSignInsPerAccount
+        let pairLimit = accountFailures >= configuration.failedSignInsBeforeAccountAlarm
+            ? min(configuration.failedSignInsPerAccountUnderAlarm, configuration.failedSignInsPerAccount) : configuration.failedSignInsPerAccount
         if let wait = try await store.countAttempt(bucket: attempt.pairBucket, limit: pairLimit, window: window) {
             try await store.forgiveAttempt(bucket: attempt.pairBucket)
             try await store.forgiveAttempt(bucket: attempt.addressBucket)
@@ -51,10 +60,17 @@ extension ServerRoutes {
         return attempt
     }
 
+    /// Gives back a registration counted by ``countRegistration(from:)`` that was never tried
+    /// (the password pool was full), so that 503s do not use up the budgets.
+    func forgiveRegistration(from address: String) async throws(ServerError) {
+        try await store.forgiveAttempt(bucket: "register:" + ClientAddress.budgetKey(address))
+        try await store.forgiveAttempt(bucket: "register:*")
+    }
+
     /// Counts a registration from `address` and from everyone; 429 past either limit.
     func countRegistration(from address: String) async throws(ServerError) {
         let window = configuration.rateLimitWindow
-        let addressBucket = "register:" + address
+        let addressBucket = "register:" + ClientAddress.budgetKey(address)
         if let wait = try await store.countAttempt(bucket: addressBucket, limit: configuration.registrationsPerAddress, window: window) {
             try await store.forgiveAttempt(bucket: addressBucket)
             throw ServerError.rateLimited(retryAfter: wait)

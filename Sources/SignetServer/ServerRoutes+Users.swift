@@ -18,8 +18,15 @@ extension ServerRoutes {
             try await countRegistration(from: context.clientAddress)
             // Hashed before the address is looked up: a taken address costs what a new one
             // costs, so the answer's timing does not tell which addresses have accounts.
-            let hash = try await passwords.hash(body.password)
-            if try await store.user(email: email) != nil {
+            let hash: String
+            do {
+                hash = try await passwords.hash(body.password)
+            } catch {
+                if case ServerError.overloaded = error { try await forgiveRegistration(from: context.clientAddress) }
+                throw error
+            }
+            // Taken also by an account stored, before the current rules, in another form of it.
+            if try await store.user(anyOf: UserInput.lookupForms(body.email)) != nil {
                 throw ServerError.conflict(detail: "an account with this e-mail address already exists")
             }
             let user = UserRecord(id: UUID().uuidString.lowercased(), email: email, displayName: name, passwordHash: hash, createdAt: store.now)
@@ -30,15 +37,21 @@ extension ServerRoutes {
         group.post("sessions") { request, context in
             let app = try context.principal(role: .app)
             let body = try await ServerRequestBody.decode(UserAPI.SignIn.self, from: request, limit: configuration.maximumBodySize)
-            let email = try UserInput.normalizedEmail(body.email)
+            let forms = try UserInput.lookupForms(body.email)
             guard body.password.utf8.count <= PasswordHasher.maximumPasswordLength else {
                 throw ServerError.unprocessable(field: "password", detail: "is too long")
             }
-            let attempt = try await countSignIn(email: email, from: context.clientAddress)
-            let user = try await store.user(email: email)
+            let attempt = try await countSignIn(email: forms[0], from: context.clientAddress)
+            let user = try await store.user(anyOf: forms)
             // An unknown address is checked against a decoy hash: it costs what a wrong password
             // costs. An empty password is wrong for every account and needs no hashing.
-            let matches = body.password.isEmpty ? false : try await passwords.verify(body.password, against: user?.passwordHash)
+            let matches: Bool
+            do {
+                matches = body.password.isEmpty ? false : try await passwords.verify(body.password, against: user?.passwordHash)
+            } catch {
+                if case ServerError.overloaded = error { try await attempt.notTried() }
+                throw error
+            }
             guard let user, matches else {
                 try await attempt.failed()
                 throw ServerError.invalidCredentials

@@ -119,6 +119,11 @@ struct ProblemMiddleware: RouterMiddleware {
             response = await responder.problem(.unavailable(detail: "\(error)"), for: request)
         }
         response.headers[.requestID] = context.id
+        // A refused request's body is not worth reading: the connection ends after the answer
+        // instead of draining what may be a gigabyte sent to nobody.
+        if response.status.code >= 400, request.headers[.contentLength].map({ $0 != "0" }) ?? (request.headers[.transferEncoding] != nil) {
+            response.headers[.connection] = "close"
+        }
         return response
     }
 

@@ -23,6 +23,14 @@ extension ServerStore {
         }
     }
 
+    /// The user stored under the first of `emails` that has one, or nil.
+    public func user(anyOf emails: [String]) async throws(ServerError) -> UserRecord? {
+        for email in emails {
+            if let user = try await user(email: email) { return user }
+        }
+        return nil
+    }
+
     /// The user with the id, or nil.
     public func user(id: String) async throws(ServerError) -> UserRecord? {
         try await database.withConnection { sql in

@@ -90,8 +90,9 @@ public struct SignetServer: Sendable {
         let tlsConfiguration = self.tlsConfiguration
         let server = HTTPServerBuilder { responder in
             let plain = HTTP1Channel(responder: responder, configuration: http)
-            guard let tlsConfiguration else { return GuardedChildChannel(base: plain, counter: counter) }
-            return GuardedChildChannel(base: try TLSChannel(plain, tlsConfiguration: tlsConfiguration), counter: counter)
+            guard let tlsConfiguration else { return GuardedChildChannel(base: plain, counter: counter, sendBuffer: limits.socketSendBuffer) }
+            return GuardedChildChannel(
+                base: try TLSChannel(plain, tlsConfiguration: tlsConfiguration), counter: counter, sendBuffer: limits.socketSendBuffer)
         }
         return Application(
             router: routes.router(), server: server,

@@ -79,13 +79,24 @@ struct ServerEnvelopeRateLimitTests {
                 let wrong = try await Self.signIn(server, owner, "guess number \(index)", from: "10.1.0.\(index)")
                 #expect(wrong.status == 401, "guess \(index): \(wrong.text)")
             }
-            // Now each address gets one failure at the account: a second guess from any of them waits.
+            // Now each address gets two failures at the account: a second guess from any of them
+            // is heard, a third waits.
             for address in ["10.1.0.1", "10.1.0.25"] {
-                Self.expectRateLimited(try await Self.signIn(server, owner, "one more guess", from: address), "a second guess from \(address)")
+                let second = try await Self.signIn(server, owner, "a second guess", from: address)
+                #expect(second.status == 401, "a second guess from \(address): \(second.text)")
+                Self.expectRateLimited(try await Self.signIn(server, owner, "a third guess", from: address), "a third guess from \(address)")
             }
-            // The owner, from an address that has not failed, is not refused.
+            // The owner, from an address that has not failed, is not refused — not even after a typo.
+            let typo = try await Self.signIn(server, owner, "correct horse batterx", from: "10.0.0.7")
+            #expect(typo.status == 401, "\(typo.text)")
             let owned = try await Self.signIn(server, owner, Self.password, from: "10.0.0.7")
             #expect(owned.status == 201, "\(owned.text)")
+            // An IPv6 guesser counts by its /64: another address of the same block is the same client.
+            for host in ["2001:db8:1:2::1", "2001:db8:1:2::2"] {
+                let wrong = try await Self.signIn(server, owner, "ipv6 guess \(host)", from: host)
+                #expect(wrong.status == 401, "\(host): \(wrong.text)")
+            }
+            Self.expectRateLimited(try await Self.signIn(server, owner, "ipv6 guess 3", from: "2001:db8:1:2::ffff"), "a third guess from the same /64")
         }
     }
 

@@ -37,6 +37,10 @@ struct ServerLimitOptions: ParsableArguments {
     @Option(name: .customLong("max-header-bytes"), help: ArgumentHelp("The largest request head, in bytes.", valueName: "BYTES"))
     var maximumHeaderBytes = Self.defaults.maximumHeaderBytes
 
+    @Option(name: .customLong("send-buffer"), help: ArgumentHelp(
+        "The kernel's send buffer of each connection, in bytes (bounds what clients that do not read can pin).", valueName: "BYTES"))
+    var socketSendBuffer = Self.defaults.socketSendBuffer
+
     @Option(name: .customLong("password-workers"), help: ArgumentHelp(
         "Threads hashing passwords at once (scrypt: a core and --scrypt-log-n's memory each).", valueName: "N"))
     var passwordWorkers = Self.defaults.passwordWorkers
@@ -64,6 +68,7 @@ struct ServerLimitOptions: ParsableArguments {
             throw ValidationError("--max-connections and --max-connections-per-address must be at least 1")
         }
         guard (1024...(1 << 20)).contains(maximumHeaderBytes) else { throw ValidationError("--max-header-bytes must be 1024 to 1048576") }
+        guard (4096...(64 << 20)).contains(socketSendBuffer) else { throw ValidationError("--send-buffer must be 4096 to 67108864") }
         guard (1...256).contains(passwordWorkers) else { throw ValidationError("--password-workers must be 1 to 256") }
         guard (0...100_000).contains(passwordQueue) else { throw ValidationError("--password-queue must be 0 to 100000") }
         limits.idleTimeout = .seconds(idleTimeout)
@@ -73,6 +78,7 @@ struct ServerLimitOptions: ParsableArguments {
         limits.maximumConnections = maximumConnections
         limits.maximumConnectionsPerAddress = maximumConnectionsPerAddress
         limits.maximumHeaderBytes = maximumHeaderBytes
+        limits.socketSendBuffer = socketSendBuffer
         limits.passwordWorkers = passwordWorkers
         limits.passwordQueue = passwordQueue
         return limits

@@ -77,11 +77,7 @@ struct ServerStorageOptions: ParsableArguments {
         guard stat(path, &info) == 0 else {
             throw SignetCoreError.io(path: path, detail: errno == ENOENT ? "no such file or directory" : String(cString: strerror(errno)))
         }
-        guard (info.st_mode & 0o077) == 0 else {
-            throw ServerError.configuration(detail:
-                "\(path): its group or others may read it (mode 0\(String(info.st_mode & 0o777, radix: 8))), and it holds the "
-                    + "database URL with its password; make it private with `chmod 600 \(path)`")
-        }
+        try FileAccess.checkPrivate(path, holding: "the database URL with its password")
         var bytes = try FileInput.readAll(path: path, limit: maximumURLFileSize)
         defer { SecretBytes.zero(&bytes) }
         let text = String(decoding: bytes, as: UTF8.self)

@@ -140,7 +140,8 @@ def content_digest(body: bytes) -> str:
 
 def sign_request(request: requests.PreparedRequest, key: SigningKey) -> None:
     """Signs a prepared request in place (RFC 9421): @method and @target-uri, plus
-    content-digest when it has a body; created, keyid, alg and a fresh nonce."""
+    content-digest when it has a body and authorization when it carries a token (the server
+    refuses a token its signature does not cover); created, keyid, alg and a fresh nonce."""
     body = request.body
     if isinstance(body, str):
         body = body.encode("utf-8")
@@ -148,6 +149,8 @@ def sign_request(request: requests.PreparedRequest, key: SigningKey) -> None:
     if body:
         request.headers["Content-Digest"] = content_digest(body)
         components.append("content-digest")
+    if "Authorization" in request.headers:
+        components.append("authorization")
     signer = HTTPMessageSigner(signature_algorithm=algorithms.ED25519, key_resolver=_OneKeyResolver(key))
     signer.sign(
         request, key_id=key.key_id, nonce=secrets.token_urlsafe(16), covered_component_ids=tuple(components),
