@@ -91,7 +91,7 @@ public struct HTTPMessageVerifier: Sendable {
             throw .tooLarge(what: "the number of components the signatures cover together", limit: SignatureInput.maximumComponents)
         }
         var firstError: HTTPSignatureError?
-        for candidate in candidates {
+        for candidate in candidates.prefix(max(1, policy.maximumSignaturesChecked)) {
             do {
                 return try await check(candidate, message: message, bodyDigests: bodyDigests)
             } catch {

@@ -33,6 +33,9 @@ public struct HTTPSignaturePolicy: Sendable {
     public var maximumFieldBytes = 8192
     /// The most signatures one message may carry. Default: 8.
     public var maximumSignatures = 8
+    /// The most of them checked, in order, before the message is refused: each check may cost
+    /// a public-key operation, and a client signs once. Default: 8 (all of them).
+    public var maximumSignaturesChecked = 8
 
     /// The default policy: `@method`, `@target-uri` and (with a body) `content-digest`
     /// covered; `created` and `keyid` present; ±300 s.

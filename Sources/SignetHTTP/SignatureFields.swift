@@ -112,9 +112,12 @@ struct SignatureFields {
         for value in values {
             let parsed: StructuredDictionaryParser.Parsed
             do {
-                parsed = try StructuredDictionaryParser.parse(value, maximumMembers: maximumMembers - result.count)
+                parsed = try StructuredDictionaryParser.parse(
+                    value, maximumMembers: maximumMembers - result.count, maximumInnerListItems: SignatureInput.maximumComponents)
             } catch StructuredDictionaryParser.Failure.tooManyMembers {
                 throw .tooLarge(what: "the number of signatures", limit: maximumMembers)
+            } catch StructuredDictionaryParser.Failure.innerListTooLong {
+                throw .tooLarge(what: "the number of components one signature covers", limit: SignatureInput.maximumComponents)
             } catch {
                 throw .malformedField(field: name.rawName, detail: "not a structured dictionary")
             }

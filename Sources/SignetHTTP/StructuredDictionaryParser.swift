@@ -38,6 +38,8 @@ struct StructuredDictionaryParser {
         /// of thousands of members costs no more than the limit (the library's map is a list,
         /// and each insertion into it searches the members before).
         case tooManyMembers
+        /// An inner list longer than the caller allows, refused where it passes the limit.
+        case innerListTooLong
     }
 
     /// A parsed dictionary.
@@ -52,27 +54,34 @@ struct StructuredDictionaryParser {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private let maximumMembers: Int
+    private let maximumInnerListItems: Int
     private var index = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, maximumMembers: Int) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, maximumMembers: Int, maximumInnerListItems: Int) {
         self.bytes = bytes
         self.maximumMembers = maximumMembers
+        self.maximumInnerListItems = maximumInnerListItems
     }
 
     /// Parses a field value (one field line, or lines already combined), refusing one with
-    /// more than `maximumMembers` distinct keys (``Failure/tooManyMembers``).
-    static func parse(_ value: String, maximumMembers: Int = .max) throws(Failure) -> Parsed {
+    /// more than `maximumMembers` distinct keys, or an inner list of more than
+    /// `maximumInnerListItems` items (``Failure/tooManyMembers``, ``Failure/innerListTooLong``).
+    static func parse(_ value: String, maximumMembers: Int = .max, maximumInnerListItems: Int = .max) throws(Failure) -> Parsed {
         var value = value
-        return try value.withUTF8 { buffer in Self.result(of: buffer, maximumMembers: maximumMembers) }.get()
+        return try value.withUTF8 { buffer in
+            Self.result(of: buffer, maximumMembers: maximumMembers, maximumInnerListItems: maximumInnerListItems)
+        }.get()
     }
 
     /// Parses the bytes of a field value.
-    static func parse(_ bytes: [UInt8], maximumMembers: Int = .max) throws(Failure) -> Parsed {
-        try bytes.withUnsafeBufferPointer { buffer in Self.result(of: buffer, maximumMembers: maximumMembers) }.get()
+    static func parse(_ bytes: [UInt8], maximumMembers: Int = .max, maximumInnerListItems: Int = .max) throws(Failure) -> Parsed {
+        try bytes.withUnsafeBufferPointer { buffer in
+            Self.result(of: buffer, maximumMembers: maximumMembers, maximumInnerListItems: maximumInnerListItems)
+        }.get()
     }
 
-    private static func result(of buffer: UnsafeBufferPointer<UInt8>, maximumMembers: Int) -> Result<Parsed, Failure> {
-        var parser = StructuredDictionaryParser(buffer, maximumMembers: maximumMembers)
+    private static func result(of buffer: UnsafeBufferPointer<UInt8>, maximumMembers: Int, maximumInnerListItems: Int) -> Result<Parsed, Failure> {
+        var parser = StructuredDictionaryParser(buffer, maximumMembers: maximumMembers, maximumInnerListItems: maximumInnerListItems)
         return Result { () throws(Failure) -> Parsed in try parser.dictionary() }
     }
 
@@ -126,6 +135,7 @@ struct StructuredDictionaryParser {
                 index += 1
                 return InnerList(bareInnerList: items, parameters: try parameters())
             }
+            guard items.count < maximumInnerListItems else { throw .innerListTooLong }
             items.append(try item())
             guard index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: ")") else {
                 throw .invalidInnerList

@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
         var policy = HTTPSignaturePolicy()
         policy.requireNonce = true
         policy.fieldsCoveredWhenPresent = ["authorization"]
+        // A client signs once; a proxy in front may add one. More are not checked.
+        policy.maximumSignaturesChecked = 2
         return policy
     }()
     /// The scheme and authority clients sign when the server sits behind a TLS-terminating
