@@ -80,9 +80,11 @@ public enum ContentDigest {
         let parsed: StructuredDictionaryParser.Parsed
         do {
             // RFC 9530 registers a handful of algorithms: more members than that are no digest list.
-            parsed = try StructuredDictionaryParser.parse(fieldValue, maximumMembers: 16)
+            parsed = try StructuredDictionaryParser.parse(fieldValue, limits: .init(members: 16, innerListItems: 16, parameters: 16))
         } catch StructuredDictionaryParser.Failure.tooManyMembers {
             throw .tooLarge(what: "the number of Content-Digest members", limit: 16)
+        } catch StructuredDictionaryParser.Failure.innerListTooLong, StructuredDictionaryParser.Failure.tooManyParameters {
+            throw .malformedField(field: "Content-Digest", detail: "not a list of digests")
         } catch {
             throw .malformedField(field: "Content-Digest", detail: "not a structured dictionary")
         }

@@ -112,12 +112,15 @@ struct SignatureFields {
         for value in values {
             let parsed: StructuredDictionaryParser.Parsed
             do {
-                parsed = try StructuredDictionaryParser.parse(
-                    value, maximumMembers: maximumMembers - result.count, maximumInnerListItems: SignatureInput.maximumComponents)
+                var limits = SignatureInput.parseLimits
+                limits.members = maximumMembers - result.count
+                parsed = try StructuredDictionaryParser.parse(value, limits: limits)
             } catch StructuredDictionaryParser.Failure.tooManyMembers {
                 throw .tooLarge(what: "the number of signatures", limit: maximumMembers)
             } catch StructuredDictionaryParser.Failure.innerListTooLong {
                 throw .tooLarge(what: "the number of components one signature covers", limit: SignatureInput.maximumComponents)
+            } catch StructuredDictionaryParser.Failure.tooManyParameters {
+                throw .tooLarge(what: "the number of parameters of one component or signature", limit: SignatureInput.maximumParameters)
             } catch {
                 throw .malformedField(field: name.rawName, detail: "not a structured dictionary")
             }

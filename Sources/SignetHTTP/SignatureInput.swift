@@ -101,6 +101,13 @@ public struct SignatureInput: Sendable, Equatable {
     /// cover a handful, and each component costs a look-up when the base is built, so a
     /// signature listing thousands is refused before anything is done with it.
     public static let maximumComponents = 64
+    /// The most parameters one component or signature may carry (RFC 9421 defines six for a
+    /// signature and five for a component).
+    public static let maximumParameters = 16
+
+    /// What the parser of a signature field takes at most (the member count is the caller's).
+    static let parseLimits = StructuredDictionaryParser.Limits(
+        members: .max, innerListItems: maximumComponents, parameters: maximumParameters)
 
     /// Refuses more than ``maximumComponents`` components, and a component listed twice. A
     /// pairwise scan up to 16 (inputs list a handful of components, and hashing each costs

@@ -13,8 +13,9 @@ public enum StructuredFieldKind: Sendable {
 /// whether they are the related request's).
 struct ParsedDictionaries {
     var fields: [String: OrderedMap<String, ItemOrInnerList>] = [:]
-    /// The query's parameters, split once for every `@query-param` of the base.
-    var queryParameters: [(name: String, value: String)]?
+    /// The query's parameter values by encoded name, split and encoded once for every
+    /// `@query-param` of the base.
+    var queryParameters: [String: [String]]?
 }
 
 /// The message a signature covers: a request, or a response together with the request it
@@ -98,11 +99,24 @@ public struct SignedMessage: Sendable {
         guard let fieldName = HTTPField.Name(name) else { throw .missingComponent(name) }
         let values = fields[values: fieldName]
         guard !values.isEmpty else { throw .missingComponent(name) }
-        var parser = StructuredFieldValueParser(Array(values.joined(separator: ", ").utf8))
+        return try Self.dictionary(Array(values.joined(separator: ", ").utf8), field: name)
+    }
+
+    /// The most a dictionary field named by a component (`key`, `sf`) may hold: the library's
+    /// map searches its members on each insertion, so a field of thousands of members a client
+    /// names in its signature would cost the verifier their square.
+    static let componentFieldLimits = StructuredDictionaryParser.Limits(members: 256, innerListItems: 256, parameters: 32)
+
+    /// Parses a dictionary with Signet's parser (held to the library's verdicts by the
+    /// differential tests) within ``componentFieldLimits``.
+    static func dictionary(_ bytes: [UInt8], field: String) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {
         do {
-            return try parser.parseDictionaryFieldValue()
+            return try StructuredDictionaryParser.parse(bytes, limits: componentFieldLimits).members
+        } catch StructuredDictionaryParser.Failure.tooManyMembers, StructuredDictionaryParser.Failure.innerListTooLong,
+            StructuredDictionaryParser.Failure.tooManyParameters {
+            throw .tooLarge(what: "the \(field) field a component names", limit: 256)
         } catch {
-            throw .malformedField(field: name, detail: "not a structured field (\(error))")
+            throw .malformedField(field: field, detail: "not a structured field")
         }
     }
 
@@ -131,14 +145,15 @@ public struct SignedMessage: Sendable {
         case "@query": return "?" + (queryPart ?? "")
         case "@query-param":
             let wanted = component.parameterName ?? ""
-            let parameters = parsed.queryParameters ?? QueryParameters.parse(queryPart ?? "")
+            let parameters = parsed.queryParameters
+                ?? Dictionary(QueryParameters.parse(queryPart ?? "").map { (QueryParameters.encode($0.name), [$0.value]) }, uniquingKeysWith: +)
             parsed.queryParameters = parameters
-            let matches = parameters.filter { QueryParameters.encode($0.name) == wanted }
+            let matches = parameters[wanted] ?? []
             guard let match = matches.first else { throw .missingComponent(component.description) }
             guard matches.count == 1 else {
                 throw .malformedField(field: "@query", detail: "query parameter \"\(wanted)\" occurs \(matches.count) times; sign @query instead")
             }
-            return QueryParameters.encode(match.value)
+            return QueryParameters.encode(match)
         default: throw .missingComponent(component.name)
         }
     }
@@ -174,7 +189,7 @@ public struct SignedMessage: Sendable {
             case .list:
                 return String(decoding: try serializer.writeListFieldValue(try parser.parseListFieldValue()), as: UTF8.self)
             case .dictionary:
-                let dictionary = try parser.parseDictionaryFieldValue()
+                let dictionary = try Self.dictionary(Array(combined.utf8), field: component.name)
                 guard let key = component.key else {
                     return String(decoding: try serializer.writeDictionaryFieldValue(dictionary), as: UTF8.self)
                 }

@@ -40,6 +40,19 @@ struct StructuredDictionaryParser {
         case tooManyMembers
         /// An inner list longer than the caller allows, refused where it passes the limit.
         case innerListTooLong
+        /// More parameters on one item or inner list than the caller allows (each insertion
+        /// into the library's map searches the ones before).
+        case tooManyParameters
+    }
+
+    /// How much one parse may take: members of the dictionary, items of an inner list,
+    /// parameters of one item or inner list. Unlimited unless the caller says.
+    struct Limits: Sendable {
+        var members = Int.max
+        var innerListItems = Int.max
+        var parameters = Int.max
+
+        static let none = Limits()
     }
 
     /// A parsed dictionary.
@@ -53,35 +66,29 @@ struct StructuredDictionaryParser {
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
-    private let maximumMembers: Int
-    private let maximumInnerListItems: Int
+    private let limits: Limits
     private var index = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, maximumMembers: Int, maximumInnerListItems: Int) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, limits: Limits) {
         self.bytes = bytes
-        self.maximumMembers = maximumMembers
-        self.maximumInnerListItems = maximumInnerListItems
+        self.limits = limits
     }
 
-    /// Parses a field value (one field line, or lines already combined), refusing one with
-    /// more than `maximumMembers` distinct keys, or an inner list of more than
-    /// `maximumInnerListItems` items (``Failure/tooManyMembers``, ``Failure/innerListTooLong``).
-    static func parse(_ value: String, maximumMembers: Int = .max, maximumInnerListItems: Int = .max) throws(Failure) -> Parsed {
+    /// Parses a field value (one field line, or lines already combined), refusing one past
+    /// `limits` where it passes them (``Failure/tooManyMembers``, ``Failure/innerListTooLong``,
+    /// ``Failure/tooManyParameters``), so that what is refused costs no more than the limits.
+    static func parse(_ value: String, limits: Limits = .none) throws(Failure) -> Parsed {
         var value = value
-        return try value.withUTF8 { buffer in
-            Self.result(of: buffer, maximumMembers: maximumMembers, maximumInnerListItems: maximumInnerListItems)
-        }.get()
+        return try value.withUTF8 { buffer in Self.result(of: buffer, limits: limits) }.get()
     }
 
     /// Parses the bytes of a field value.
-    static func parse(_ bytes: [UInt8], maximumMembers: Int = .max, maximumInnerListItems: Int = .max) throws(Failure) -> Parsed {
-        try bytes.withUnsafeBufferPointer { buffer in
-            Self.result(of: buffer, maximumMembers: maximumMembers, maximumInnerListItems: maximumInnerListItems)
-        }.get()
+    static func parse(_ bytes: [UInt8], limits: Limits = .none) throws(Failure) -> Parsed {
+        try bytes.withUnsafeBufferPointer { buffer in Self.result(of: buffer, limits: limits) }.get()
     }
 
-    private static func result(of buffer: UnsafeBufferPointer<UInt8>, maximumMembers: Int, maximumInnerListItems: Int) -> Result<Parsed, Failure> {
-        var parser = StructuredDictionaryParser(buffer, maximumMembers: maximumMembers, maximumInnerListItems: maximumInnerListItems)
+    private static func result(of buffer: UnsafeBufferPointer<UInt8>, limits: Limits) -> Result<Parsed, Failure> {
+        var parser = StructuredDictionaryParser(buffer, limits: limits)
         return Result { () throws(Failure) -> Parsed in try parser.dictionary() }
     }
 
@@ -106,7 +113,7 @@ struct StructuredDictionaryParser {
             if keys.contains(name) {
                 if repeatedKey == nil { repeatedKey = name }
             } else {
-                guard keys.count < maximumMembers else { throw .tooManyMembers }
+                guard keys.count < limits.members else { throw .tooManyMembers }
                 keys.insert(name)
             }
             members[name] = member  // as the library: the value is replaced in place
@@ -135,7 +142,7 @@ struct StructuredDictionaryParser {
                 index += 1
                 return InnerList(bareInnerList: items, parameters: try parameters())
             }
-            guard items.count < maximumInnerListItems else { throw .innerListTooLong }
+            guard items.count < limits.innerListItems else { throw .innerListTooLong }
             items.append(try item())
             guard index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: ")") else {
                 throw .invalidInnerList
@@ -153,7 +160,10 @@ struct StructuredDictionaryParser {
     /// parameter key replaces the earlier value in place.
     private mutating func parameters() throws(Failure) -> OrderedMap<String, RFC9651BareItem> {
         var result = OrderedMap<String, RFC9651BareItem>()
+        var count = 0
         while index < bytes.count, bytes[index] == UInt8(ascii: ";") {
+            count += 1
+            guard count <= limits.parameters else { throw .tooManyParameters }
             index += 1
             skipSpaces()
             let name = try key()

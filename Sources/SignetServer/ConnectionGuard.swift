@@ -61,7 +61,15 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
         return base.setup(channel: channel, logger: logger)
     }
 
+    /// Past the shutdown deadline the service group cancels every connection's task: the
+    /// channel is closed outright then (not only its input, which a TLS channel cannot close on
+    /// its own), so that a request stalled half-sent cannot hold the process past its deadline.
     func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        let channel = value.channel
+        await withTaskCancellationHandler {
+            await base.handle(value: value, logger: logger)
+        } onCancel: {
+            channel.close(promise: nil)
+        }
     }
 }

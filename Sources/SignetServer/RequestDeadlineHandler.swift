@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
@@ -103,9 +108,20 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             writeTimer = nil
         } else if writeTimer == nil {
             let channel = context.channel
-            writeTimer = context.eventLoop.scheduleTask(in: writeTimeout) { channel.close(promise: nil) }
+            writeTimer = context.eventLoop.scheduleTask(in: writeTimeout) { Self.abort(channel) }
         }
         context.fireChannelWritabilityChanged()
+    }
+
+    /// Closes with a reset (`SO_LINGER` 0): what the client never read is dropped at once,
+    /// instead of the kernel keeping it, orphaned and counted by no limit, for as long as the
+    /// client stays connected.
+    static func abort(_ channel: any Channel) {
+        guard let socket = channel as? any SocketOptionProvider else {
+            channel.close(promise: nil)
+            return
+        }
+        socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

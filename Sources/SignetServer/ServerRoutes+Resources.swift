@@ -34,7 +34,9 @@ extension ServerRoutes {
     /// `POST /v1/admin/trust`.
     func addResourceRoutes(signed: RouterGroup<ServerRequestContext>, root: Router<ServerRequestContext>) {
         root.post("/v1/admin/resources/:name") { request, context in
-            try await publish(request, context: context)
+            // Outside the signed group (its body streams), so the authority is checked here.
+            try authorities?.check(request.head.authority, localPort: context.localPort, scheme: configuration.publicScheme ?? "https")
+            return try await publish(request, context: context)
         }
         signed.get("admin/resources") { request, context in
             _ = try context.principal(role: .admin)

@@ -26,7 +26,10 @@ struct ServerRoutes: Sendable {
 
     init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?, authorities: ServerAuthorities?) throws(ServerError) {
         self.configuration = configuration
-        self.authorities = configuration.publicAuthority == nil ? authorities : nil
+        // Behind a proxy (a public authority) every signature is verified against that; a server
+        // that knows no name of its own (bound to all addresses, without a certificate) cannot
+        // tell its authority from another, and says so at start.
+        self.authorities = configuration.publicAuthority == nil && authorities?.hosts.isEmpty == false ? authorities : nil
         self.store = store
         directory = PrincipalDirectory(store: store, maximumAge: configuration.revocationLatency)
         responder = ServerResponder(
@@ -114,14 +117,19 @@ struct ProblemMiddleware: RouterMiddleware {
             response = await responder.problem(
                 status: error.status, code: Self.code(for: error.status), detail: error.body ?? error.status.reasonPhrase,
                 for: request, headers: error.headers)
+        } catch is CancellationError {
+            // The server is stopping and this request's task was cancelled: nothing failed.
+            response = await responder.problem(.unavailable(detail: "the server is shutting down"), for: request, headers: [.connection: "close"])
         } catch {
             context.logger.error("unexpected failure", metadata: ["error": "\(String(reflecting: error))"])
             response = await responder.problem(.unavailable(detail: "\(error)"), for: request)
         }
         response.headers[.requestID] = context.id
-        // A refused request's body is not worth reading: the connection ends after the answer
-        // instead of draining what may be a gigabyte sent to nobody.
-        if response.status.code >= 400, request.headers[.contentLength].map({ $0 != "0" }) ?? (request.headers[.transferEncoding] != nil) {
+        // A refused request's body, or one sent to a route that takes none, is not worth
+        // reading: the connection ends after the answer instead of draining what may be a
+        // gigabyte sent to nobody.
+        let declaresBody = request.headers[.contentLength].map { $0 != "0" } ?? (request.headers[.transferEncoding] != nil)
+        if declaresBody, response.status.code >= 400 || [.get, .head, .delete, .options].contains(request.method) {
             response.headers[.connection] = "close"
         }
         return response

@@ -37,10 +37,15 @@ struct OversizedSignatureTests {
 
     @Test func theDictionaryParserStopsAtItsMemberLimit() throws {
         let many = (0..<5000).map { "k\($0)=1" }.joined(separator: ", ")
-        #expect(throws: StructuredDictionaryParser.Failure.tooManyMembers) { try StructuredDictionaryParser.parse(many, maximumMembers: 8) }
+        #expect(throws: StructuredDictionaryParser.Failure.tooManyMembers) { try StructuredDictionaryParser.parse(many, limits: .init(members: 8)) }
         #expect(try StructuredDictionaryParser.parse(many).members.count == 5000)
         // A repeated key is not a new member.
-        #expect(try StructuredDictionaryParser.parse("a=1, a=2, b=3", maximumMembers: 2).repeatedKey == "a")
+        #expect(try StructuredDictionaryParser.parse("a=1, a=2, b=3", limits: .init(members: 2)).repeatedKey == "a")
+        // Parameters and inner lists stop at theirs.
+        let parameters = "a=1" + (0..<5000).map { ";p\($0)" }.joined()
+        #expect(throws: StructuredDictionaryParser.Failure.tooManyParameters) { try StructuredDictionaryParser.parse(parameters, limits: .init(parameters: 16)) }
+        let list = "a=(" + (0..<5000).map { "\($0)" }.joined(separator: " ") + ")"
+        #expect(throws: StructuredDictionaryParser.Failure.innerListTooLong) { try StructuredDictionaryParser.parse(list, limits: .init(innerListItems: 64)) }
     }
 
     @Test("one signature over thousands of components is refused", arguments: [65, 1500])
@@ -76,5 +81,22 @@ struct OversizedSignatureTests {
         #expect(throws: HTTPSignatureError.tooLarge(what: "the Content-Digest field", limit: 4096)) { try ContentDigest.parse(many) }
         let fitting = (0..<100).map { "x\($0)=:A:" }.joined(separator: ",")
         #expect(throws: HTTPSignatureError.tooLarge(what: "the number of Content-Digest members", limit: 16)) { try ContentDigest.parse(fitting) }
+    }
+
+    @Test("thousands of parameters on a signature or a component are refused", arguments: ["signature", "component"])
+    func parameterBombs(on target: String) async throws {
+        let fixture = try SigningFixture.make(.ed25519)
+        let bomb = (0..<1500).map { ";p\($0)" }.joined()
+        var request = HTTPTestSupport.sampleRequest()
+        request.headerFields[.signatureInput] = target == "signature"
+            ? "sig1=(\"@method\");created=\(HTTPTestSupport.now);keyid=\"client-1\"\(bomb)"
+            : "sig1=(\"@method\"\(bomb));created=\(HTTPTestSupport.now);keyid=\"client-1\""
+        request.headerFields[.signature] = "sig1=:AAAA:"
+        var policy = HTTPSignaturePolicy()
+        policy.maximumFieldBytes = 1 << 20
+        await #expect(throws: HTTPSignatureError.tooLarge(what: "the number of parameters of one component or signature", limit: 16)) {
+            _ = try await NegativeTests.verifier(fixture, policy: policy).verify(request, body: nil)
+        }
+        #expect(request.headerFields.signatureLabels(maximumSignatures: 8, maximumFieldBytes: 1 << 20).isEmpty)
     }
 }

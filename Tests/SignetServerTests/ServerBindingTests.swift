@@ -108,4 +108,33 @@ struct ServerBindingTests {
             #expect(try await client.me().email == "ann@example.com")
         }
     }
+
+    @Test func aPublishForAnotherAuthorityIsRefused() async throws {
+        try await TestServer.with(plainHTTP: true) { server in
+            let body = Array(repeating: UInt8(0), count: 1024)
+            var request = HTTPRequest(method: .post, scheme: "http", authority: "evil.example", path: "/v1/admin/resources/site")
+            request.headerFields[.contentType] = "application/x-tar"
+            try await server.adminSigner.sign(&request, body: body)
+            let answer = try await Self.send(request, body: body, to: server)
+            #expect(answer.status == 401 && Self.code(answer) == "server.wrongAuthority", "\(answer)")
+            #expect(try await server.store.resources().isEmpty)
+        }
+    }
+
+    @Test func aBodySentToARouteThatTakesNoneIsNotDrained() async throws {
+        try await TestServer.with(plainHTTP: true) { server in
+            let socket = try await server.connect()
+            defer { socket.close() }
+            // A gigabyte announced, a few bytes sent: the answer comes, then the connection ends
+            // instead of the server reading on (within the hang guard; no timing is asserted).
+            let head = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Length: 1073741824\r\n\r\n"
+            guard let answer = try await socket.exchange(Array(head.utf8) + Array(repeating: UInt8(ascii: "x"), count: 4096)) else {
+                Issue.record("no answer")
+                return
+            }
+            #expect(answer.status == 200, "\(answer)")
+            #expect(answer.field("Connection")?.lowercased() == "close", "\(answer)")
+            #expect(try await socket.waitForPeerClose())
+        }
+    }
 }

@@ -301,4 +301,41 @@ struct ServerEnvelopeTests {
         }
         #expect(try await socket.waitForPeerClose())
     }
+
+    /// The same over TLS, where a channel cannot close only its input: the shutdown deadline
+    /// must still end the process, cleanly (it once died of SIGILL: "Cancellation took longer
+    /// than allowed by the configuration"). The half-sent request comes from `openssl s_client`.
+    @Test func sigtermEndsATLSServerWithARequestHalfSent() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-envelope")
+        let server = try await ServeProcess.start(in: folder, extra: ["--shutdown-timeout", "2", "--idle-timeout", "600", "--body-timeout", "600"])
+        defer { server.process.stop(signal: SIGKILL) }
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        client.arguments = ["s_client", "-connect", "127.0.0.1:\(server.port)", "-quiet", "-ign_eof"]
+        let input = Pipe()
+        client.standardInput = input
+        client.standardOutput = FileHandle.nullDevice
+        client.standardError = FileHandle.nullDevice
+        try client.run()
+        defer {
+            if client.isRunning { client.terminate() }
+            try? input.fileHandleForWriting.close()
+        }
+        let head = "POST /v1/users HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/json\r\n"
+            + "Content-Length: 100000\r\nSignature-Input: a\r\nSignature: b\r\n\r\n{"
+        try input.fileHandleForWriting.write(contentsOf: Data(head.utf8))
+        // Time for the handshake and the head to reach a handler: an ordering, not a check of speed.
+        try await Task.sleep(for: .seconds(3))
+        try #require(server.process.process.isRunning, "\(server.process.output)")
+        kill(server.process.process.processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + TestTimeouts.hangGuard
+        while server.process.process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!server.process.process.isRunning, "signet serve still ran after SIGTERM with a TLS request half sent:\n\(server.process.output)")
+        let status = server.process.stop(signal: SIGKILL)
+        #expect([0, 128 + SIGTERM].contains(status), "exit \(status):\n\(server.process.output)")
+        #expect(!server.process.output.contains("Fatal error"), "\(server.process.output)")
+        #expect(!server.process.output.contains(" error "), "an error-level line on shutdown:\n\(server.process.output)")
+    }
 }
