@@ -76,6 +76,16 @@ public struct HTTPMessageVerifier: Sendable {
     public func verify(
         _ message: SignedMessage, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, label: String? = nil, keyID: String? = nil
     ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
+        try await verify(message, hasBody: bodyDigests != nil, label: label, keyID: keyID) { bodyDigests }
+    }
+
+    /// Verifies a message whose body's digests are computed by `bodyDigests` only once a
+    /// signature has passed its check (nil: the body is empty): a request that no key signed
+    /// costs no hashing of its body. `hasBody` says whether there is one.
+    package func verify(
+        _ message: SignedMessage, hasBody: Bool, label: String? = nil, keyID: String? = nil,
+        bodyDigests: @escaping () -> [ContentDigest.Algorithm: [UInt8]]?
+    ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
         let signatures = try SignatureFields(message.fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures)
         let candidates = signatures.entries.filter { entry in
             (label == nil || entry.label == label) && (keyID == nil || entry.keyID == keyID)
@@ -91,9 +101,16 @@ public struct HTTPMessageVerifier: Sendable {
             throw .tooLarge(what: "the number of components the signatures cover together", limit: SignatureInput.maximumComponents)
         }
         var firstError: HTTPSignatureError?
+        var digests: [ContentDigest.Algorithm: [UInt8]]??
+        let digestsOnce = {
+            if let digests { return digests }
+            let computed = bodyDigests()
+            digests = .some(computed)
+            return computed
+        }
         for candidate in candidates.prefix(max(1, policy.maximumSignaturesChecked)) {
             do {
-                return try await check(candidate, message: message, bodyDigests: bodyDigests)
+                return try await check(candidate, message: message, hasBody: hasBody, bodyDigests: digestsOnce)
             } catch {
                 firstError = firstError ?? error
             }
@@ -102,7 +119,7 @@ public struct HTTPMessageVerifier: Sendable {
     }
 
     private func check(
-        _ entry: SignatureFields.Entry, message: SignedMessage, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?
+        _ entry: SignatureFields.Entry, message: SignedMessage, hasBody: Bool, bodyDigests: () -> [ContentDigest.Algorithm: [UInt8]]?
     ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
         let input = try entry.input
         let signature = try entry.signature
@@ -130,7 +147,7 @@ public struct HTTPMessageVerifier: Sendable {
             }
         }
         let contentDigestField = message.fields[.contentDigest]
-        if policy.requireContentDigestWithBody, bodyDigests != nil || contentDigestField != nil, !covered.contains(.contentDigest) {
+        if policy.requireContentDigestWithBody, hasBody || contentDigestField != nil, !covered.contains(.contentDigest) {
             throw .componentNotCovered("content-digest")
         }
         if let created = parameters.created {
@@ -152,8 +169,9 @@ public struct HTTPMessageVerifier: Sendable {
         try key.verify(signature, base: try input.signatureBaseBytes(for: message), label: entry.label)
 
         if let contentDigestField {
-            try ContentDigest.verify(stated: try ContentDigest.parse(contentDigestField), computed: bodyDigests ?? Self.emptyBodyDigests)
-        } else if bodyDigests != nil, policy.requireContentDigestWithBody {
+            // Hashed only now, after the signature passed: nobody's made-up signature costs it.
+            try ContentDigest.verify(stated: try ContentDigest.parse(contentDigestField), computed: bodyDigests() ?? Self.emptyBodyDigests)
+        } else if hasBody, policy.requireContentDigestWithBody {
             throw .contentDigest(detail: "a body came without a Content-Digest field")
         }
         if replayProtected, let cache = nonceCache, let nonce = parameters.nonce, let acceptableUntil {

@@ -82,17 +82,17 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
             throw verifier.answer(.missingSignature(detail: "the request has no Signature-Input and Signature fields"))
         }
         var request = request
-        let digests: [ContentDigest.Algorithm: [UInt8]]?
+        let body: ByteBuffer?
         if Self.mayHaveBody(request.headers) {
-            digests = Self.digests(of: try await request.collectBody(upTo: maximumBodySize), stated: request.headers)
+            body = try await request.collectBody(upTo: maximumBodySize)
         } else {
-            digests = nil
+            body = nil
             if verifier.policy.requireContentDigestWithBody {
                 request.body = RequestBody(asyncSequence: UndeclaredBody(body: request.body, verifier: verifier))
             }
         }
         var context = context
-        if let identity = try await authenticate(request: request, bodyDigests: digests, context: context) {
+        if let identity = try await authenticate(request: request, body: body, context: context) {
             context.identity = identity
         }
         return try await next(request, context)
@@ -107,14 +107,22 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
             return nil
         }
         let body = try await request.body.collect(upTo: maximumBodySize)
-        return try await authenticate(request: request, bodyDigests: Self.digests(of: body, stated: request.headers), context: context)
+        return try await authenticate(request: request, body: body, context: context)
     }
 
-    /// ``authenticate(request:context:)`` with the body's digests (nil: no body).
-    private func authenticate(
-        request: Request, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, context: Context
-    ) async throws -> Identity? {
-        let verified = try await verify(head: request.head, bodyDigests: bodyDigests)
+    /// ``authenticate(request:context:)`` with the body collected (nil: none declared). The
+    /// body is hashed only once a signature has passed its check, so a request nobody signed
+    /// costs no hashing of what it carries.
+    private func authenticate(request: Request, body: ByteBuffer?, context: Context) async throws -> Identity? {
+        let fields = request.headers
+        let verified: VerifiedHTTPSignature
+        do {
+            verified = try await verifier.verify(.request(publicHead(request.head)), hasBody: (body?.readableBytes ?? 0) > 0) {
+                body.flatMap { Self.digests(of: $0, stated: fields) }
+            }
+        } catch {
+            throw verifier.answer(error)
+        }
         return try await makeIdentity(verified, request, context)
     }
 
