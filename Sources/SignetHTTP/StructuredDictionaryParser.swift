@@ -45,15 +45,6 @@ struct StructuredDictionaryParser {
         case tooManyParameters
     }
 
-    /// How much one parse may take: members of the dictionary, items of an inner list,
-    /// parameters of one item or inner list. Unlimited unless the caller says.
-    struct Limits: Sendable {
-        var members = Int.max
-        var innerListItems = Int.max
-        var parameters = Int.max
-
-        static let none = Limits()
-    }
 
     /// A parsed dictionary.
     struct Parsed {
