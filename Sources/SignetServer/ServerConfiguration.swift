@@ -64,6 +64,12 @@ public struct ServerConfiguration: Sendable {
     /// Failed sign-ins allowed per account from one client address while the account's alarm is
     /// on: two, so that an owner's one typo does not lock them out.
     public var failedSignInsPerAccountUnderAlarm = 2
+    /// Successful sign-ins allowed per account in one window: past it, 429 before any hashing.
+    /// Only someone who knows the password can spend it, and it bounds the scrypt work such a
+    /// person can make the server do (docs/server.md "Sign-in attempts").
+    public var signInsPerAccount = 30
+    /// The most sessions one account keeps; a new sign-in past it ends the oldest.
+    public var maximumSessionsPerAccount = 100
     /// Registrations allowed per client address, and from everyone together, in one window.
     public var registrationsPerAddress = 10
     public var registrationsPerWindow = 1000

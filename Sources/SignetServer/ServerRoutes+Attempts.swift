@@ -11,6 +11,7 @@ extension ServerRoutes {
         let addressBucket: String
         let accountBucket: String
         let window: Int64
+        var successBucket: String { "signed-in:" + accountBucket.dropFirst("account:".count) }
 
         /// A wrong password: the account's failures from all addresses grow by one.
         func failed() async throws(ServerError) {
@@ -28,6 +29,7 @@ extension ServerRoutes {
         func succeeded() async throws(ServerError) {
             try await store.clearFailures(bucket: pairBucket)
             try await store.forgiveAttempt(bucket: addressBucket)
+            _ = try await store.countAttempt(bucket: successBucket, limit: .max, window: window)
         }
     }
 
@@ -48,6 +50,12 @@ extension ServerRoutes {
         if let wait = try await store.countAttempt(bucket: attempt.addressBucket, limit: configuration.failedSignInsPerAddress, window: window) {
             try await store.forgiveAttempt(bucket: attempt.addressBucket)
             throw ServerError.rateLimited(retryAfter: wait)
+        }
+        // An account signed into too often this window (someone with its password flooding the
+        // password workers) waits; the successes are counted when they happen.
+        if try await store.attempts(bucket: attempt.successBucket, window: window) >= configuration.signInsPerAccount {
+            try await store.forgiveAttempt(bucket: attempt.addressBucket)
+            throw ServerError.rateLimited(retryAfter: Int(window))
         }
         let accountFailures = try await store.attempts(bucket: attempt.accountBucket, window: window)
         let pairLimit = accountFailures >= configuration.failedSignInsBeforeAccountAlarm

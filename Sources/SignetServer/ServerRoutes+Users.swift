@@ -66,7 +66,7 @@ extension ServerRoutes {
             let session = SessionRecord(
                 tokenHash: SessionToken.hash(token), userID: user.id, app: app.name, createdAt: now,
                 expiresAt: now + configuration.sessionLifetime)
-            try await store.addSession(session)
+            try await store.addSession(session, keepingAtMost: configuration.maximumSessionsPerAccount)
             let reply = UserAPI.Session(token: token, expiresAt: session.expiresAt, user: Self.profile(user))
             return try await responder.json(reply, status: .created, for: request, headers: [.cacheControl: "no-store"])
         }

@@ -78,11 +78,26 @@ extension ServerStore {
 extension ServerStore {
     /// Stores a session (its token's hash only).
     public func addSession(_ session: SessionRecord) async throws(ServerError) {
-        try await database.withConnection { sql in
+        try await addSession(session, keepingAtMost: .max)
+    }
+
+    /// Adds a session and ends the user's oldest ones past `limit`, in one transaction: a flood
+    /// of sign-ins cannot grow one account's sessions without bound.
+    public func addSession(_ session: SessionRecord, keepingAtMost limit: Int) async throws(ServerError) {
+        try await database.transaction { sql in
             try await sql.raw("""
                 INSERT INTO sessions (token_hash, user_id, app, created_at, expires_at)
                 VALUES (\(bind: session.tokenHash), \(bind: session.userID), \(bind: session.app),
                         \(bind: session.createdAt), \(bind: session.expiresAt))
+                """).run()
+            guard limit < Int.max else { return }
+            // The new session stays; of the others, the newest `limit - 1` (times are seconds:
+            // ties keep an arbitrary one of the same second).
+            try await sql.raw("""
+                DELETE FROM sessions WHERE user_id = \(bind: session.userID) AND token_hash <> \(bind: session.tokenHash)
+                AND token_hash NOT IN (
+                    SELECT token_hash FROM sessions WHERE user_id = \(bind: session.userID) AND token_hash <> \(bind: session.tokenHash)
+                    ORDER BY created_at DESC, token_hash LIMIT \(bind: max(0, limit - 1)))
                 """).run()
         }
     }

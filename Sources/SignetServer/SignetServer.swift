@@ -63,6 +63,9 @@ public struct SignetServer: Sendable {
             let key = try NIOSSLPrivateKey(bytes: pem, format: .pem)
             var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             configuration.minimumTLSVersion = .tlsv12
+            // How long closing a connection waits for the peer's close_notify: past the shutdown
+            // deadline connections are closed, and a peer that never answers must not hold that.
+            configuration.shutdownTimeout = .seconds(1)
             return configuration
         } catch {
             throw .configuration(detail: "the TLS certificate or key cannot be used: \(error)")
@@ -109,7 +112,9 @@ public struct SignetServer: Sendable {
     public func serviceGroupConfiguration(services: [any Service], logger: Logger) -> ServiceGroupConfiguration {
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.limits.shutdownTimeout
-        group.maximumCancellationDuration = .seconds(5)
+        // After the deadline, connections are closed (TLS waits at most 1 s for close_notify);
+        // this only guards against a task that ignores cancellation altogether.
+        group.maximumCancellationDuration = .seconds(30)
         return group
     }
 }

@@ -216,4 +216,36 @@ struct ServerEnvelopeRateLimitTests {
             }
         }
     }
+
+    /// Someone who knows the password (an attacker's own account, say) cannot make the server
+    /// hash without end, nor pile up sessions: successful sign-ins are limited per account and
+    /// the oldest sessions end past the cap.
+    @Test func successfulSignInsAreLimitedPerAccountAndSessionsCapped() async throws {
+        let loopback = try IPAddressRange("127.0.0.0/8")
+        try await TestServer.with(configure: {
+            $0.trustedProxies = [loopback]
+            $0.signInsPerAccount = 4
+            $0.maximumSessionsPerAccount = 2
+        }) { server in
+            let owner = "owner@example.com"
+            #expect(try await Self.register(server, owner, from: "10.0.0.7").status == 201)
+            var tokens: [String] = []
+            for index in 1...4 {
+                let session = try await Self.signIn(server, owner, Self.password, from: "10.3.0.\(index)")
+                #expect(session.status == 201, "sign-in \(index): \(session.text)")
+                tokens.append(try session.decode(UserAPI.Session.self).token)
+            }
+            // The fifth, from yet another address, waits: the account's budget is spent.
+            Self.expectRateLimited(try await Self.signIn(server, owner, Self.password, from: "10.3.0.5"), "a fifth sign-in")
+            // Two sessions live on, the newest among them (the others began in the same second,
+            // so which of them stays is not asserted).
+            var live: [Int] = []
+            for (index, token) in tokens.enumerated() {
+                let me = try await server.api.send(.get, "/v1/me", signer: server.appSigner, bearer: token)
+                #expect([200, 401].contains(me.status), "session \(index + 1): \(me.status) \(me.text)")
+                if me.status == 200 { live.append(index) }
+            }
+            #expect(live.count == 2 && live.contains(3), "live sessions: \(live)")
+        }
+    }
 }

@@ -83,6 +83,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.passwordHasher = PasswordHasher(algorithm: .scrypt(logN: scryptLogN, r: 8, p: 1))
         configuration.limits = try limitOptions.limits()
         configuration.trustedProxies = try limitOptions.proxies()
+        guard limitOptions.signInsPerAccount >= 1 else { throw ValidationError("--sign-ins-per-account must be at least 1") }
+        configuration.signInsPerAccount = limitOptions.signInsPerAccount
         let openFiles = ServerLimitOptions.raiseOpenFileLimit()
         if openFiles > 0, openFiles < UInt64(configuration.limits.maximumConnections) + 64 {
             logger.warning("the open-file limit is below --max-connections: connections past it fail to be accepted", metadata: [

@@ -49,6 +49,10 @@ struct ServerLimitOptions: ParsableArguments {
         "Password hashes that may wait for a thread; more are answered 503 with Retry-After.", valueName: "N"))
     var passwordQueue = Self.defaults.passwordQueue
 
+    @Option(name: .customLong("sign-ins-per-account"), help: ArgumentHelp(
+        "Successful sign-ins one account may make in 15 minutes; more wait (429) before any password is hashed.", valueName: "N"))
+    var signInsPerAccount = ServerConfiguration().signInsPerAccount
+
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
         "A proxy (CIDR, e.g. 10.0.0.0/8 or 127.0.0.1) whose Forwarded or X-Forwarded-For field names the client; repeatable.",
         valueName: "CIDR"))
