@@ -32,8 +32,6 @@ final class ConnectionCounter: Sendable {
         }
     }
 
-    /// The connections open from `address` (for tests).
-    func count(_ address: String) -> Int { open.withLock { $0[address, default: 0] } }
 }
 
 /// A server child channel (HTTP/1, over TLS or not) whose connections are first counted by

@@ -57,7 +57,12 @@ struct AuthorityMiddleware: RouterMiddleware {
     let scheme: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        try authorities.check(request.head.authority, localPort: context.localPort, scheme: scheme)
+        try check(request, context: context)
         return try await next(request, context)
+    }
+
+    /// The check alone, for a route outside the group the middleware guards.
+    func check(_ request: Request, context: Context) throws(ServerError) {
+        try authorities.check(request.head.authority, localPort: context.localPort, scheme: scheme)
     }
 }

@@ -10,8 +10,8 @@ extension ServerRoutes {
         let pairBucket: String
         let addressBucket: String
         let accountBucket: String
+        let successBucket: String
         let window: Int64
-        var successBucket: String { "signed-in:" + accountBucket.dropFirst("account:".count) }
 
         /// A wrong password: the account's failures from all addresses grow by one.
         func failed() async throws(ServerError) {
@@ -46,7 +46,7 @@ extension ServerRoutes {
         let window = configuration.rateLimitWindow
         let attempt = SignInAttempt(
             store: store, pairBucket: "pair:" + address + " " + email, addressBucket: "address:" + address,
-            accountBucket: "account:" + email, window: window)
+            accountBucket: "account:" + email, successBucket: "signed-in:" + email, window: window)
         if let wait = try await store.countAttempt(bucket: attempt.addressBucket, limit: configuration.failedSignInsPerAddress, window: window) {
             try await store.forgiveAttempt(bucket: attempt.addressBucket)
             throw ServerError.rateLimited(retryAfter: wait)

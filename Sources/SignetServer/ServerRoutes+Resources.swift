@@ -35,7 +35,7 @@ extension ServerRoutes {
     func addResourceRoutes(signed: RouterGroup<ServerRequestContext>, root: Router<ServerRequestContext>) {
         root.post("/v1/admin/resources/:name") { request, context in
             // Outside the signed group (its body streams), so the authority is checked here.
-            try authorities?.check(request.head.authority, localPort: context.localPort, scheme: configuration.publicScheme ?? "https")
+            try authorityCheck?.check(request, context: context)
             return try await publish(request, context: context)
         }
         signed.get("admin/resources") { request, context in

@@ -20,16 +20,18 @@ struct ServerRoutes: Sendable {
     let verifier: HTTPMessageVerifier
     let publisher: ResourcePublisher
 
-    /// The names requests must be addressed to; nil behind a proxy, where signatures are
-    /// verified against ``ServerConfiguration/publicAuthority`` whatever `Host` says.
-    let authorities: ServerAuthorities?
+    /// Refuses requests addressed to another server; nil behind a proxy, where signatures are
+    /// verified against ``ServerConfiguration/publicAuthority`` whatever `Host` says, and for a
+    /// server that knows no name of its own (``SignetServer`` warns of that at start).
+    let authorityCheck: AuthorityMiddleware?
 
     init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?, authorities: ServerAuthorities?) throws(ServerError) {
         self.configuration = configuration
-        // Behind a proxy (a public authority) every signature is verified against that; a server
-        // that knows no name of its own (bound to all addresses, without a certificate) cannot
-        // tell its authority from another, and says so at start.
-        self.authorities = configuration.publicAuthority == nil && authorities?.hosts.isEmpty == false ? authorities : nil
+        if configuration.publicAuthority == nil, let authorities, !authorities.hosts.isEmpty {
+            authorityCheck = AuthorityMiddleware(authorities: authorities, scheme: configuration.publicScheme ?? "https")
+        } else {
+            authorityCheck = nil
+        }
         self.store = store
         directory = PrincipalDirectory(store: store, maximumAge: configuration.revocationLatency)
         responder = ServerResponder(
@@ -53,7 +55,7 @@ struct ServerRoutes: Sendable {
             try await responder.json(["status": "ok"], for: request)
         }
         var signed = router.group("/v1")
-        if let authorities { signed = signed.add(middleware: AuthorityMiddleware(authorities: authorities, scheme: configuration.publicScheme ?? "https")) }
+        if let authorityCheck { signed = signed.add(middleware: authorityCheck) }
         signed = signed.add(middleware: authenticator())
         addUserRoutes(to: signed)
         addAdminRoutes(to: signed.group("admin"))

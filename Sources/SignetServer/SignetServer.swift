@@ -83,6 +83,9 @@ public struct SignetServer: Sendable {
     ) throws(ServerError) -> some ApplicationProtocol {
         let limits = configuration.limits
         if let problem = limits.problem { throw .configuration(detail: problem) }
+        if configuration.publicAuthority == nil, routes.authorityCheck == nil {
+            logger.warning("the server knows no name of its own (bound to every address, no certificate): requests signed for another server's authority cannot be told apart; give it its public URL")
+        }
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [RequestDeadlineHandler(bodyReadTimeout: limits.bodyReadTimeout, writeTimeout: limits.writeTimeout)],
             idleTimeout: TimeAmount(limits.idleTimeout),
