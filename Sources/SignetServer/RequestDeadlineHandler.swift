@@ -18,6 +18,9 @@ import NIOHTTPTypes
 ///   ``ServerLimits/writeTimeout`` closes the connection;
 /// - a response that says `Connection: close` closes the connection once it is written, rather
 ///   than reading on: Hummingbird would otherwise drain a refused request's whole body.
+///
+/// It also tells the ``ConnectionTable`` when the connection serves a request and when it
+/// waits on its client again, which decides what is closed when the server runs out of room.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -36,15 +39,23 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var bodyTimer: Scheduled<Void>?
     private var writeTimer: Scheduled<Void>?
     private var closeAfterResponse = false
+    /// Where the connection is told to be serving a request or waiting on its client (nil in
+    /// tests of this handler alone).
+    let table: ConnectionTable?
+    /// Requests read whose response is not yet written whole (more than one when pipelined).
+    private var unanswered = 0
 
-    init(bodyReadTimeout: Duration, writeTimeout: Duration) {
+    init(bodyReadTimeout: Duration, writeTimeout: Duration, table: ConnectionTable? = nil) {
         self.bodyReadTimeout = TimeAmount(bodyReadTimeout)
         self.writeTimeout = TimeAmount(writeTimeout)
+        self.table = table
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
+            unanswered += 1
+            if unanswered == 1 { table?.serving(context.channel) }
             bodyStart = .now()
             bodyBytes = 0
             scheduleBodyCheck(context: context, at: .now() + bodyReadTimeout)
@@ -90,6 +101,8 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         case .body:
             context.write(data, promise: promise)
         case .end:
+            unanswered = max(0, unanswered - 1)
+            if unanswered == 0 { table?.waiting(context.channel) }
             guard closeAfterResponse else {
                 context.write(data, promise: promise)
                 return

@@ -17,7 +17,9 @@ public struct ServerLimits: Sendable, Equatable {
     public var bodyReadTimeout: Duration = .seconds(30)
     /// How long a response may wait for a client that does not read it; then the connection is closed.
     public var writeTimeout: Duration = .seconds(30)
-    /// The most connections open at once; further ones wait in the listen backlog until one closes.
+    /// The most connections open at once. When all are taken, the connection that has waited
+    /// longest on its client (silent since accepted, in its handshake or request head, idle
+    /// between requests) is closed to make room; one whose request is being served never is.
     public var maximumConnections = 4096
     /// The most connections open at once from one client address (the peer's, before any
     /// proxy header is read); further ones are closed at once.

@@ -99,6 +99,11 @@ struct ProblemMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do {
+            // RFC 9112 §3.2: a request with more than one Host is refused (the conversion to
+            // HTTPRequest keeps the first as the authority and leaves the others as fields).
+            if request.headers[Self.host] != nil {
+                throw ServerError.badRequest(detail: "the request has more than one Host field")
+            }
             response = try await next(request, context)
         } catch let error as ServerError {
             if case .unavailable(let detail) = error {
@@ -128,13 +133,28 @@ struct ProblemMiddleware: RouterMiddleware {
         }
         response.headers[.requestID] = context.id
         // A refused request's body, or one sent to a route that takes none, is not worth
-        // reading: the connection ends after the answer instead of draining what may be a
-        // gigabyte sent to nobody.
-        let declaresBody = request.headers[.contentLength].map { $0 != "0" } ?? (request.headers[.transferEncoding] != nil)
-        if declaresBody, response.status.code >= 400 || [.get, .head, .delete, .options].contains(request.method) {
+        // reading: unless it is small (then the connection is kept, its rest read and dropped,
+        // which costs less than the reconnect), the connection ends after the answer instead of
+        // draining what may be a gigabyte sent to nobody.
+        if response.status.code >= 400 || [.get, .head, .delete, .options].contains(request.method),
+            !Self.drainsCheaply(request.headers)
+        {
             response.headers[.connection] = "close"
         }
         return response
+    }
+
+    static let host = HTTPField.Name("Host")!
+
+    /// The largest unread body kept on a connection after its answer (read and dropped), as
+    /// Go's `net/http` does with 256 KiB: less than a TLS reconnect costs client and server.
+    static let drainedBodyLimit = 256 << 10
+
+    /// Whether a request with these fields carries no body, or one with a stated length within
+    /// ``drainedBodyLimit`` (a chunked body's size is unknown, so it never is).
+    static func drainsCheaply(_ fields: HTTPFields) -> Bool {
+        guard let length = fields[.contentLength] else { return fields[.transferEncoding] == nil }
+        return Int(length).map { (0...drainedBodyLimit).contains($0) } ?? false
     }
 
     /// The code of a status Hummingbird answered with (Hummingbird never answers 405).

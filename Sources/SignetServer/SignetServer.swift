@@ -74,7 +74,8 @@ public struct SignetServer: Sendable {
 
     /// The Hummingbird application: the API on `configuration.hostname`/`port`, over TLS
     /// unless built without, within ``ServerConfiguration/limits`` (head size, idle, body and
-    /// write timeouts, connections in all and per address), with a service that purges expired
+    /// write timeouts, connections in all and per address, the longest-waiting connection closed
+    /// when they are all taken), with a service that purges expired
     /// sessions and nonces. `onServerRunning` learns the bound channel (its local address has
     /// the real port). Run it in a `ServiceGroup` configured by ``serviceGroupConfiguration(logger:)``
     /// so that shutdown has its deadline.
@@ -86,19 +87,21 @@ public struct SignetServer: Sendable {
         if configuration.publicAuthority == nil, routes.authorityCheck == nil {
             logger.warning("the server knows no name of its own (bound to every address, no certificate): requests signed for another server's authority cannot be told apart; give it its public URL")
         }
+        let table = ConnectionTable(maximumPerAddress: limits.maximumConnectionsPerAddress, maximumTotal: limits.maximumConnections)
         let http = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [RequestDeadlineHandler(bodyReadTimeout: limits.bodyReadTimeout, writeTimeout: limits.writeTimeout)],
+            additionalChannelHandlers: [
+                RequestDeadlineHandler(bodyReadTimeout: limits.bodyReadTimeout, writeTimeout: limits.writeTimeout, table: table)
+            ],
             idleTimeout: TimeAmount(limits.idleTimeout),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: limits.maximumHeaderBytes, maxHeaderListSize: limits.maximumHeaderBytes,
                 maxHeaderFieldCount: limits.maximumHeaderFields))
-        let counter = ConnectionCounter(maximumPerAddress: limits.maximumConnectionsPerAddress)
         let tlsConfiguration = self.tlsConfiguration
         let server = HTTPServerBuilder { responder in
             let plain = HTTP1Channel(responder: responder, configuration: http)
-            guard let tlsConfiguration else { return GuardedChildChannel(base: plain, counter: counter, sendBuffer: limits.socketSendBuffer) }
+            guard let tlsConfiguration else { return GuardedChildChannel(base: plain, table: table, sendBuffer: limits.socketSendBuffer) }
             return GuardedChildChannel(
-                base: try TLSChannel(plain, tlsConfiguration: tlsConfiguration), counter: counter, sendBuffer: limits.socketSendBuffer)
+                base: try TLSChannel(plain, tlsConfiguration: tlsConfiguration), table: table, sendBuffer: limits.socketSendBuffer)
         }
         return Application(
             router: routes.router(), server: server,

@@ -137,4 +137,32 @@ struct ServerBindingTests {
             #expect(try await socket.waitForPeerClose())
         }
     }
+
+    @Test func aRefusedSmallBodyIsReadAndTheConnectionKept() async throws {
+        try await TestServer.with(plainHTTP: true) { server in
+            let socket = try await server.connect()
+            defer { socket.close() }
+            // Unsigned, so refused before its body is looked at; 1,000 bytes is cheaper to read
+            // and drop than a reconnect, so the connection carries the next request.
+            let body = Array(repeating: UInt8(ascii: " "), count: 1_000)
+            let head = "POST /v1/users HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+            let refused = try await socket.exchange(Array(head.utf8) + body)
+            #expect(refused?.status == 401, "\(refused.map { "\($0)" } ?? "closed")")
+            #expect(refused?.field("Connection") == nil, "\(refused.map { "\($0)" } ?? "closed")")
+            let health = try await socket.exchange(healthRequest(port: server.port, keepAlive: false))
+            #expect(health?.status == 200, "\(health.map { "\($0)" } ?? "closed")")
+            #expect(try await server.store.users().isEmpty)
+        }
+    }
+
+    @Test func aRequestWithTwoHostFieldsIsRefused() async throws {
+        try await TestServer.with(plainHTTP: true) { server in
+            let socket = try await server.connect()
+            defer { socket.close() }
+            let head = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nHost: evil.example\r\n\r\n"
+            let answer = try await socket.exchange(Array(head.utf8))
+            #expect(answer?.status == 400, "\(answer.map { "\($0)" } ?? "closed")")
+            #expect(answer?.text.contains("more than one Host") == true, "\(answer.map { "\($0)" } ?? "closed")")
+        }
+    }
 }

@@ -27,7 +27,7 @@ struct ServerLimitOptions: ParsableArguments {
     var shutdownTimeout = Self.defaults.shutdownTimeout.components.seconds
 
     @Option(name: .customLong("max-connections"), help: ArgumentHelp(
-        "Connections open at once; more wait to be accepted.", valueName: "N"))
+        "Connections open at once; when all are taken, the one that has waited longest on its client is closed to make room.", valueName: "N"))
     var maximumConnections = Self.defaults.maximumConnections
 
     @Option(name: .customLong("max-connections-per-address"), help: ArgumentHelp(
