@@ -62,7 +62,7 @@ public struct PinnedTransport: ClientTransport {
     static func clientError(_ error: X509Error) -> ClientError {
         switch error {
         case .pinMismatch(let host, _, _): return .pinMismatch(host: host)
-        case .chainInvalid, .hostnameMismatch: return .untrustedServer(detail: error.description)
+        case .chainInvalid, .hostnameMismatch, .pathBuildingLimit: return .untrustedServer(detail: error.description)
         default: return .unreachable(detail: error.description)
         }
     }

@@ -85,7 +85,10 @@ public struct PinnedHTTPSClient: Sendable {
                 }
                 .connect(host: host, port: port).get()
             let deadline = sink != nil ? nil : loop.scheduleTask(in: timeout) {
-                promise.fail(X509Error.connectionFailed(host: authority, detail: "no complete response within the timeout"))
+                let verifying = outcome.presented.isEmpty == false && outcome.error == nil
+                let detail = verifying ? "no complete response within the timeout (the server's certificates may still have been under verification)" : "no complete response within the timeout"
+                outcome.cancelVerification()
+                promise.fail(X509Error.connectionFailed(host: authority, detail: detail))
                 channel.close(promise: nil)
             }
             defer { deadline?.cancel() }
@@ -94,6 +97,7 @@ public struct PinnedHTTPSClient: Sendable {
             return response
         } catch {
             promise.fail(error)
+            outcome.cancelVerification()
             if let verification = outcome.error { throw verification }
             if let error = error as? X509Error { throw error }
             throw X509Error.connectionFailed(host: authority, detail: Self.describe(error))

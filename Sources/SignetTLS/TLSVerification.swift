@@ -8,7 +8,7 @@ import X509
 /// What a TLS handshake's verification decided, kept so a failed handshake can be reported
 /// with the precise reason (SwiftNIO SSL only says that verification failed).
 public final class TLSVerificationOutcome: Sendable {
-    private let state = Mutex<(error: X509Error?, presented: [Certificate])>((nil, []))
+    private let state = Mutex<(error: X509Error?, presented: [Certificate], task: Task<Void, Never>?)>((nil, [], nil))
 
     /// An empty outcome.
     public init() {}
@@ -19,6 +19,13 @@ public final class TLSVerificationOutcome: Sendable {
     public var presented: [Certificate] { state.withLock { $0.presented } }
 
     func record(presented: [Certificate]) { state.withLock { $0.presented = presented } }
+    func attach(_ task: Task<Void, Never>) { state.withLock { $0.task = task } }
+
+    /// Stops a verification still running (the handshake or request timed out, or the
+    /// connection closed): its work ends at the next certificate it would check.
+    public func cancelVerification() {
+        state.withLock { $0.task }?.cancel()
+    }
     func record(error: X509Error) { state.withLock { $0.error = error } }
 }
 
@@ -49,7 +56,7 @@ public enum PinnedTLS {
                 return
             }
             outcome.record(presented: presented)
-            Task {
+            let verification = Task {
                 do {
                     let chain = try await policy.evaluate(presented: presented, host: host, port: port)
                     let nioChain = try chain.map { try NIOSSLCertificate(bytes: try X509Files.derBytes(of: $0), format: .der) }
@@ -62,6 +69,7 @@ public enum PinnedTLS {
                     promise.succeed(.failed)
                 }
             }
+            outcome.attach(verification)
         })
     }
 }

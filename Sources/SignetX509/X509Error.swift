@@ -16,6 +16,12 @@ public enum X509Error: SignetError, Equatable {
     case chainInvalid(subject: String, detail: String)
     /// The validated leaf is not for the host connected to (RFC 6125 server identity).
     case hostnameMismatch(hostname: String, detail: String)
+    /// The search for a path to a trust anchor did all the work it may
+    /// (``PathBuildingLimits``) without finding a valid one: the certificates offered are built
+    /// to make it explode, or are a mesh no real PKI needs.
+    case pathBuildingLimit(subject: String, detail: String)
+    /// The validation was cancelled (a TLS handshake or request timed out) before it finished.
+    case verificationCancelled(subject: String)
     /// No pinned key is in the validated chain. Lists what was presented and what was expected.
     case pinMismatch(host: String, presented: [String], expected: [String])
     /// A pin set is refused on loading: fewer than two pins, no backup pin, a bad field.
@@ -38,6 +44,8 @@ public enum X509Error: SignetError, Equatable {
         case .signatureInvalid(let source, let detail): return "\(source): signature does not verify: \(detail)"
         case .chainInvalid(let subject, let detail): return "certificate \(subject) is not trusted: \(detail)"
         case .hostnameMismatch(let hostname, let detail): return "the certificate is not valid for \(hostname): \(detail)"
+        case .pathBuildingLimit(let subject, let detail): return "certificate \(subject) is not trusted: path building limit reached: \(detail)"
+        case .verificationCancelled(let subject): return "the validation of certificate \(subject) was cancelled before it finished"
         case .pinMismatch(let host, let presented, let expected):
             return "\(host): no pinned key in the certificate chain; presented \(presented.joined(separator: ", ")); expected one of \(expected.joined(separator: ", "))"
         case .pinSetInvalid(let source, let detail): return "\(source): pin set refused: \(detail)"
@@ -52,10 +60,10 @@ public enum X509Error: SignetError, Equatable {
     /// fails verification is a failed check, not an environment failure.
     public var category: FailureCategory {
         switch self {
-        case .signatureInvalid, .chainInvalid, .hostnameMismatch, .pinMismatch, .macMismatch, .keyMismatch: return .checkFailed
+        case .signatureInvalid, .chainInvalid, .hostnameMismatch, .pathBuildingLimit, .pinMismatch, .macMismatch, .keyMismatch: return .checkFailed
         case .invalidArgument: return .usage
         case .malformed, .unsupported, .pinSetInvalid: return .malformedInput
-        case .connectionFailed, .io: return .environment
+        case .connectionFailed, .io, .verificationCancelled: return .environment
         }
     }
 }
@@ -74,6 +82,10 @@ extension SignetErrorCode where Owner == X509Error {
     public static let chainInvalid = Self("chainInvalid")
     /// The leaf is not for the host.
     public static let hostnameMismatch = Self("hostnameMismatch")
+    /// The path search did all the work it may.
+    public static let pathBuildingLimit = Self("pathBuildingLimit")
+    /// The validation was cancelled.
+    public static let verificationCancelled = Self("verificationCancelled")
     /// No pinned key in the chain.
     public static let pinMismatch = Self("pinMismatch")
     /// A pin set refused on loading.
@@ -101,6 +113,8 @@ extension X509Error {
         case .signatureInvalid: return .signatureInvalid
         case .chainInvalid: return .chainInvalid
         case .hostnameMismatch: return .hostnameMismatch
+        case .pathBuildingLimit: return .pathBuildingLimit
+        case .verificationCancelled: return .verificationCancelled
         case .pinMismatch: return .pinMismatch
         case .pinSetInvalid: return .pinSetInvalid
         case .macMismatch: return .macMismatch

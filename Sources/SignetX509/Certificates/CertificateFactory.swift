@@ -124,7 +124,14 @@ public enum CertificateFactory {
             guard let request = try csr.attributes.extensionRequest,
                 let names = try request.extensions.subjectAlternativeNames
             else { return [] }
+            for case .dnsName(let name) in names {
+                if let problem = DNSNameRules.problemIssuing(name) {
+                    throw X509Error.invalidArgument(detail: "\(source): it asks for DNS:\(PrintableText.escaped(problem))")
+                }
+            }
             return Array(names)
+        } catch let error as X509Error {
+            throw error
         } catch {
             throw X509Error.malformed(source: source, detail: "its extension request cannot be read (\(error))")
         }

@@ -1,6 +1,5 @@
 import SignetCore
 import SwiftASN1
-import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
 #if canImport(FoundationEssentials)
@@ -24,8 +23,11 @@ public enum TrustAnchors: Sendable {
     }
 }
 
-/// RFC 5280 path validation plus server identity (RFC 6125), on swift-certificates'
-/// `Verifier`, with a failure that says why.
+/// RFC 5280 path validation, with the checks `openssl verify -purpose` adds (key usages for
+/// the purpose, `keyCertSign` on every issuer, name constraints on a CN that looks like a DNS
+/// name) and server identity (RFC 6125) by the CA/Browser Forum's name rules, over a bounded
+/// path search (``PathBuildingLimits``), with a failure that says why. docs/certificates.md
+/// has the rules and where they differ from OpenSSL's.
 public struct ChainVerifier: Sendable {
     /// The trust anchors.
     public var anchors: TrustAnchors
@@ -38,76 +40,103 @@ public struct ChainVerifier: Sendable {
         self.validationTime = validationTime
     }
 
-    /// Validates `leaf` through `intermediates` to an anchor and, when `hostname` is given (a
-    /// DNS name or an IP literal), checks that the leaf is for it. Returns the validated chain,
-    /// leaf first, anchor last.
-    public func verify(leaf: Certificate, intermediates: [Certificate] = [], hostname: String? = nil) async throws(X509Error) -> [Certificate] {
-        let store = CertificateStore(intermediates)
-        if let hostname {
-            let isIP = SubjectParsing.ipAddressBytes(hostname) != nil
-            let identity = ServerIdentityPolicy(serverHostname: isIP ? nil : hostname, serverIP: isIP ? hostname : nil)
-            var verifier = Verifier(rootCertificates: anchors.store) {
-                rfc5280Policy
-                identity
-            }
-            if case .validCertificate(let chain) = await verifier.validate(leaf: leaf, intermediates: store) { return Array(chain) }
-            // Tell a chain failure from a name failure: validate the chain alone.
-            _ = try await verifyChainOnly(leaf: leaf, store: store)
-            throw X509Error.hostnameMismatch(hostname: hostname, detail: "its names are \(Self.names(of: leaf))")
+    /// Validates `leaf` through `intermediates` to an anchor for `purpose` and, when
+    /// `hostname` is given (a DNS name or an IP literal), checks that the leaf is for it: by
+    /// its alternative names, and by its CN only when `allowCommonNameFallback` is set, it has
+    /// no DNS name and no certificate of the path carries name constraints. Returns the
+    /// validated chain, leaf first, anchor last. Stops with
+    /// ``X509Error/pathBuildingLimit(subject:detail:)`` when the search reaches `limits`, and
+    /// with ``X509Error/verificationCancelled(subject:)`` when its task is cancelled.
+    public func verify(
+        leaf: Certificate, intermediates: [Certificate] = [], hostname: String? = nil, purpose: CertificatePurpose = .server,
+        allowCommonNameFallback: Bool = false, limits: PathBuildingLimits = .default
+    ) async throws(X509Error) -> [Certificate] {
+        let now = validationTime ?? Date()
+        let subject = PrintableText.escaped(leaf.subject.description)
+        let anchorCertificates: [Certificate]
+        switch anchors {
+        case .system: anchorCertificates = SystemTrustRoots.certificates
+        case .certificates(let roots): anchorCertificates = roots
         }
-        return try await verifyChainOnly(leaf: leaf, store: store)
+        let builder = PathBuilder(anchors: anchorCertificates, intermediates: intermediates, limits: limits, validationTime: now)
+        let outcome = try builder.paths(from: leaf)
+        var firstChainFailure: String?
+        var nameFailure: String?
+        for path in outcome.paths {
+            if Task.isCancelled { throw .verificationCancelled(subject: subject) }
+            let anchor = path[path.count - 1]
+            let time = validationTime
+            var verifier = Verifier(rootCertificates: CertificateStore([anchor])) {
+                if let time { RFC5280Policy(fixedExpiryValidationTime: time) } else { RFC5280Policy() }
+                PurposePolicy(purpose: purpose)
+                IssuerKeyUsagePolicy()
+                CommonNameConstraintsPolicy()
+                if let hostname { HostnamePolicy(hostname: hostname, allowCommonNameFallback: allowCommonNameFallback) }
+            }
+            switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(path.dropFirst().dropLast())) {
+            case .validCertificate(let chain):
+                return Array(chain)
+            case .couldNotValidate(let failures):
+                for failure in failures {
+                    let reason = failure.policyFailureReason.description
+                    if reason.hasPrefix(HostnamePolicy.reasonPrefix) {
+                        nameFailure = nameFailure ?? String(reason.dropFirst(HostnamePolicy.reasonPrefix.count))
+                    } else {
+                        firstChainFailure = firstChainFailure ?? reason
+                    }
+                }
+            }
+        }
+        if let nameFailure, let hostname {
+            throw .hostnameMismatch(hostname: PrintableText.escaped(hostname), detail: "\(nameFailure); its names are \(Self.names(of: leaf))")
+        }
+        if outcome.budgetSpent {
+            var detail = "the \(intermediates.count + 1) certificates offered form too many candidate paths: stopped after \(outcome.signatureChecks) signature checks"
+            if let firstChainFailure { detail += " (the paths tried failed: \(firstChainFailure))" }
+            throw .pathBuildingLimit(subject: subject, detail: detail)
+        }
+        if let firstChainFailure { throw .chainInvalid(subject: subject, detail: firstChainFailure) }
+        throw .chainInvalid(subject: subject, detail: Self.noPathDetail(leaf: leaf, sawBadSignature: outcome.sawBadSignature))
     }
 
     /// Checks a leaf trusted by its pin rather than a chain (a pinned self-signed server): it
-    /// must be valid at the validation time and, when `hostname` is given, be for it. No
-    /// anchor and no CA flag are needed: the pin stands for the chain.
-    public func verifyPinnedLeaf(_ leaf: Certificate, hostname: String?) async throws(X509Error) {
+    /// must be valid at the validation time, allow `purpose` and, when `hostname` is given, be
+    /// for it (CN fallback as in ``verify(leaf:intermediates:hostname:purpose:allowCommonNameFallback:limits:)``).
+    /// No anchor and no CA flag are needed: the pin stands for the chain.
+    public func verifyPinnedLeaf(
+        _ leaf: Certificate, hostname: String?, purpose: CertificatePurpose = .server, allowCommonNameFallback: Bool = false
+    ) async throws(X509Error) {
         let now = validationTime ?? Date()
+        let subject = PrintableText.escaped(leaf.subject.description)
         guard leaf.notValidBefore <= now, now <= leaf.notValidAfter else {
             throw X509Error.chainInvalid(
-                subject: leaf.subject.description,
+                subject: subject,
                 detail: "it is not valid at \(now.formatted(.iso8601)) (valid \(leaf.notValidBefore.formatted(.iso8601)) to \(leaf.notValidAfter.formatted(.iso8601)))")
         }
-        guard let hostname else { return }
-        let isIP = SubjectParsing.ipAddressBytes(hostname) != nil
-        let identity = ServerIdentityPolicy(serverHostname: isIP ? nil : hostname, serverIP: isIP ? hostname : nil)
         var verifier = Verifier(rootCertificates: CertificateStore([leaf])) {
-            PinnedLeafUsagePolicy()
-            identity
+            PinnedLeafExtensionsPolicy()
+            PurposePolicy(purpose: purpose)
+            if let hostname { HostnamePolicy(hostname: hostname, allowCommonNameFallback: allowCommonNameFallback) }
         }
-        guard case .validCertificate = await verifier.validate(leaf: leaf, intermediates: CertificateStore()) else {
-            throw X509Error.hostnameMismatch(hostname: hostname, detail: "its names are \(Self.names(of: leaf))")
+        guard case .couldNotValidate(let failures) = await verifier.validate(leaf: leaf, intermediates: CertificateStore()) else { return }
+        let reason = failures.first?.policyFailureReason.description ?? "it does not validate"
+        if let hostname, reason.hasPrefix(HostnamePolicy.reasonPrefix) {
+            throw X509Error.hostnameMismatch(
+                hostname: PrintableText.escaped(hostname),
+                detail: "\(reason.dropFirst(HostnamePolicy.reasonPrefix.count)); its names are \(Self.names(of: leaf))")
         }
+        throw X509Error.chainInvalid(subject: subject, detail: reason)
     }
 
-    private func verifyChainOnly(leaf: Certificate, store: CertificateStore) async throws(X509Error) -> [Certificate] {
-        var verifier = Verifier(rootCertificates: anchors.store) { rfc5280Policy }
-        let collector = DiagnosticsCollector()
-        let result = await verifier.validate(leaf: leaf, intermediates: store) { collector.add($0) }
-        switch result {
-        case .validCertificate(let chain):
-            return Array(chain)
-        case .couldNotValidate(let failures):
-            let subject = leaf.subject.description
-            if let failure = failures.first {
-                throw X509Error.chainInvalid(subject: subject, detail: failure.policyFailureReason.description)
-            }
-            throw X509Error.chainInvalid(subject: subject, detail: Self.noPathDetail(leaf: leaf, collector: collector))
-        }
-    }
-
-    private var rfc5280Policy: RFC5280Policy {
-        validationTime.map { RFC5280Policy(fixedExpiryValidationTime: $0) } ?? RFC5280Policy()
-    }
-
-    static func noPathDetail(leaf: Certificate, collector: DiagnosticsCollector) -> String {
+    static func noPathDetail(leaf: Certificate, sawBadSignature: Bool) -> String {
+        let issuer = PrintableText.escaped(leaf.issuer.description)
         if leaf.issuer == leaf.subject {
             return "it is self-signed and not among the trusted roots"
         }
-        if collector.sawBadSignature {
-            return "no path to a trusted root (a certificate named as its issuer, \(leaf.issuer), was found, but its key did not sign it)"
+        if sawBadSignature {
+            return "no path to a trusted root (a certificate named as its issuer, \(issuer), was found, but its key did not sign it)"
         }
-        return "no path to a trusted root (issuer \(leaf.issuer) is not trusted, and no given intermediate leads to a trusted root)"
+        return "no path to a trusted root (issuer \(issuer) is not trusted, and no given intermediate leads to a trusted root)"
     }
 
     /// The DNS and IP names of a certificate, for messages.
@@ -116,43 +145,20 @@ public struct ChainVerifier: Sendable {
         guard !sans.isEmpty else { return "none (no subject alternative names)" }
         return sans.map { name -> String in
             switch name {
-            case .dnsName(let dns): return "DNS:\(dns)"
+            case .dnsName(let dns): return "DNS:\(PrintableText.escaped(dns))"
             case .ipAddress(let bytes): return "IP:\(CertificateDescription.ipString(Array(bytes.bytes)))"
-            default: return "\(name)"
+            default: return PrintableText.escaped("\(name)")
             }
         }.joined(separator: ", ")
     }
 }
 
-/// Collects verifier diagnostics from the synchronous callback.
-final class DiagnosticsCollector: Sendable {
-    private let badSignature = Mutex(false)
-
-    func add(_ diagnostic: VerificationDiagnostic) {
-        if diagnostic.description.contains("has not signed") { badSignature.withLock { $0 = true } }
-    }
-
-    var sawBadSignature: Bool { badSignature.withLock { $0 } }
-}
-
-/// What a pinned leaf's critical extensions must allow when it stands alone: if it has an
-/// extended key usage, serverAuth (or any); if it has a key usage, digital signature or key
-/// encipherment. Basic constraints are read and need nothing: a pinned CA certificate may serve.
-struct PinnedLeafUsagePolicy: VerifierPolicy {
-    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [
-        .X509ExtensionID.basicConstraints, .X509ExtensionID.keyUsage, .X509ExtensionID.extendedKeyUsage,
-    ]
+/// A pinned leaf stands alone: its basic constraints are read and need nothing (a pinned CA
+/// certificate may serve); its key usages are left to ``PurposePolicy``.
+struct PinnedLeafExtensionsPolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.basicConstraints]
 
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
-        let leaf = chain.leaf
-        if let usage = try? leaf.extensions.extendedKeyUsage,
-            !usage.contains(.serverAuth), !usage.contains(.any)
-        {
-            return .failsToMeetPolicy(reason: "its extended key usage does not allow TLS server authentication")
-        }
-        if let usage = try? leaf.extensions.keyUsage, !usage.digitalSignature, !usage.keyEncipherment {
-            return .failsToMeetPolicy(reason: "its key usage allows neither digital signatures nor key encipherment")
-        }
-        return .meetsPolicy
+        .meetsPolicy
     }
 }

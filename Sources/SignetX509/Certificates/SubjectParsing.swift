@@ -88,6 +88,7 @@ public enum SubjectParsing {
                 guard isDNSName(value) else {
                     throw X509Error.invalidArgument(detail: "SAN DNS:\(value) is not a host name (letters, digits, '-', dots; '*.' only as the first label)")
                 }
+                if let problem = DNSNameRules.problemIssuing(value) { throw X509Error.invalidArgument(detail: "SAN DNS:\(problem)") }
                 names.append(.dnsName(value.lowercased()))
             case "IP":
                 guard let bytes = ipAddressBytes(value) else {

@@ -18,7 +18,17 @@ struct CertVerify: AsyncParsableCommand {
         discussion: """
         Certificates after the first in CERT are used as intermediates, like those of \
         --untrusted. Exit 0 and the validated chain on standard output when it verifies; exit 1 \
-        naming why when it does not (untrusted, expired, not a CA, wrong name, bad signature).
+        naming why when it does not (untrusted, expired, not a CA, not for the purpose, wrong \
+        name, bad signature, too many candidate paths).
+
+        The rules are those of `openssl verify -purpose sslserver|sslclient|any`: the leaf's and \
+        every CA's extended key usage must allow the purpose, every issuer's key usage must allow \
+        certificate signing, and a CN that looks like a DNS name is held to the chain's name \
+        constraints. With --hostname, the leaf's DNS names are matched (a wildcard only as the \
+        whole left-most label, never over a public suffix: list snapshot \(PublicSuffixList.snapshot)); \
+        its CN only with --allow-cn-fallback, when it has no DNS name and nothing in the chain \
+        carries name constraints. The search for a path stops after \(PathBuildingLimits.default.maximumSignatureChecks) \
+        signature checks, \(PathBuildingLimits.default.maximumDepth) certificates deep. See docs/certificates.md.
         """)
 
     @Argument(help: ArgumentHelp("The certificate (optionally followed by its intermediates).", valueName: "CERT"))
@@ -36,6 +46,12 @@ struct CertVerify: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Check validity at DATE (ISO 8601) instead of now.", valueName: "DATE"))
     var at: String?
 
+    @Option(help: ArgumentHelp("What the certificate must be good for: server (a TLS server, the default), client or any.", valueName: "PURPOSE"))
+    var purpose: CertificatePurpose = .server
+
+    @Flag(name: .customLong("allow-cn-fallback"), help: "With --hostname, also match the CN of a certificate that has no DNS name (browsers never do).")
+    var allowCNFallback = false
+
     func run() async throws {
         let presented = try X509Files.readCertificates(path: certificate)
         var intermediates = Array(presented.dropFirst())
@@ -43,13 +59,15 @@ struct CertVerify: AsyncParsableCommand {
         let anchors: TrustAnchors = try roots.map { .certificates(try X509Files.readCertificates(path: $0)) } ?? .system
         let time = try at.map { try BundleDate.parseArgument($0, option: "--at") }
         let chain = try await ChainVerifier(anchors: anchors, validationTime: time)
-            .verify(leaf: presented[0], intermediates: intermediates, hostname: hostname)
-        Console.write("\(X509Files.displayName(certificate)): OK\n")
+            .verify(leaf: presented[0], intermediates: intermediates, hostname: hostname, purpose: purpose, allowCommonNameFallback: allowCNFallback)
+        Console.write("\(PrintableText.escaped(X509Files.displayName(certificate))): OK\n")
         for (depth, link) in chain.enumerated() {
-            Console.write("  \(depth) \(link.subject)\n")
+            Console.write("  \(depth) \(PrintableText.escaped(link.subject.description))\n")
         }
     }
 }
+
+extension CertificatePurpose: ExpressibleByArgument {}
 
 struct CertPin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,0 +1,164 @@
+import SignetCore
+import SwiftASN1
+import X509
+
+// The checks Signet adds to swift-certificates' RFC 5280 policy, so that a chain passes only
+// what `openssl verify -purpose` passes (docs/certificates.md; docs/dependencies.md names what
+// upstream leaves out). Each runs on a complete candidate path, leaf first, anchor last.
+
+/// The extended and plain key usages a ``CertificatePurpose`` needs (see its description).
+struct PurposePolicy: VerifierPolicy {
+    let purpose: CertificatePurpose
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.keyUsage, .X509ExtensionID.extendedKeyUsage]
+
+    mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        let purpose = self.purpose
+        guard let wanted = purpose.usage else { return .meetsPolicy }
+        for (depth, certificate) in chain.enumerated() {
+            let usage: ExtendedKeyUsage?
+            do {
+                usage = try certificate.extensions.extendedKeyUsage
+            } catch {
+                return .failsToMeetPolicy(reason: "\(Self.who(depth, certificate)) has an extended key usage that cannot be read: \(error)")
+            }
+            if let usage, !usage.contains(wanted) {
+                return .failsToMeetPolicy(reason: "\(Self.who(depth, certificate)) does not allow \(purpose.phrase) (its extended key usage is \(usage.map { "\($0)" }.joined(separator: ", ")))")
+            }
+        }
+        let leaf = chain.leaf
+        let keyUsage: KeyUsage?
+        do {
+            keyUsage = try leaf.extensions.keyUsage
+        } catch {
+            return .failsToMeetPolicy(reason: "the certificate has a key usage that cannot be read: \(error)")
+        }
+        if let keyUsage {
+            let allowed = keyUsage.digitalSignature || keyUsage.keyAgreement || (purpose == .server && keyUsage.keyEncipherment)
+            if !allowed {
+                return .failsToMeetPolicy(reason: "its key usage does not allow \(purpose.phrase) (\(purpose == .server ? "digital signature, key encipherment or key agreement" : "digital signature or key agreement") needed)")
+            }
+        }
+        return .meetsPolicy
+    }
+
+    static func who(_ depth: Int, _ certificate: Certificate) -> String {
+        depth == 0 ? "the certificate" : "its issuer \(PrintableText.escaped(certificate.subject.description))"
+    }
+}
+
+/// RFC 5280 §6.1.4(n): every issuer of the path, the trust anchor included, whose key usage is
+/// stated must allow certificate signing (`keyCertSign`). swift-certificates marks the
+/// extension handled without checking it.
+struct IssuerKeyUsagePolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.keyUsage]
+
+    mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        for certificate in chain.dropFirst() {
+            let usage: KeyUsage?
+            do {
+                usage = try certificate.extensions.keyUsage
+            } catch {
+                return .failsToMeetPolicy(reason: "issuer \(PrintableText.escaped(certificate.subject.description)) has a key usage that cannot be read: \(error)")
+            }
+            if let usage, !usage.keyCertSign {
+                return .failsToMeetPolicy(reason: "issuer \(PrintableText.escaped(certificate.subject.description)) may not sign certificates (its key usage lacks keyCertSign)")
+            }
+        }
+        return .meetsPolicy
+    }
+}
+
+/// OpenSSL's `NAME_CONSTRAINTS_check_CN`: a leaf with no DNS name among its alternative names
+/// has every CN that looks like a DNS name (``DNSNameRules/commonNameIsDNSName(_:)``) held to
+/// the DNS subtrees each issuer permits and excludes — or a CA limited to `example.com` could
+/// issue `CN=victim.test` and a client that falls back to the CN would take it.
+struct CommonNameConstraintsPolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+
+    mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        let leaf = chain.leaf
+        guard !ChainNames.hasDNSName(leaf) else { return .meetsPolicy }
+        let names = ChainNames.commonNames(of: leaf).filter(DNSNameRules.commonNameIsDNSName)
+        guard !names.isEmpty else { return .meetsPolicy }
+        for issuer in chain.dropFirst() {
+            guard let constraints = try? issuer.extensions.nameConstraints else { continue }
+            let permitted = constraints.permittedSubtrees.compactMap(ChainNames.dnsBase)
+            let excluded = constraints.excludedSubtrees.compactMap(ChainNames.dnsBase)
+            for name in names {
+                if !permitted.isEmpty, !permitted.contains(where: { DNSNameRules.constraint($0, holds: name) }) {
+                    return .failsToMeetPolicy(reason: "its name \(PrintableText.escaped(name)) is outside what issuer \(PrintableText.escaped(issuer.subject.description)) may certify (permitted: \(permitted.joined(separator: ", ")))")
+                }
+                if let base = excluded.first(where: { DNSNameRules.constraint($0, holds: name) }) {
+                    return .failsToMeetPolicy(reason: "its name \(PrintableText.escaped(name)) is excluded by issuer \(PrintableText.escaped(issuer.subject.description)) (\(base))")
+                }
+            }
+        }
+        return .meetsPolicy
+    }
+}
+
+/// The server identity check (RFC 6125, RFC 9525) with the rules of ``DNSNameRules``: an IP
+/// address against the IP addresses among the alternative names only; a DNS name against the
+/// DNS names — and, only when allowed and the leaf has no DNS name and no certificate of the
+/// path carries name constraints, against its CNs (browsers never fall back to the CN).
+struct HostnamePolicy: VerifierPolicy {
+    let hostname: String
+    let allowCommonNameFallback: Bool
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.subjectAlternativeName]
+
+    /// The reason text of a failure of this policy (the chain itself was fine).
+    static let reasonPrefix = "name mismatch: "
+
+    mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        let hostname = self.hostname
+        let leaf = chain.leaf
+        let sans: SubjectAlternativeNames?
+        do {
+            sans = try leaf.extensions.subjectAlternativeNames
+        } catch {
+            return .failsToMeetPolicy(reason: "\(Self.reasonPrefix)its alternative names cannot be read: \(error)")
+        }
+        if let address = SubjectParsing.ipAddressBytes(hostname) {
+            let found = sans?.contains { name in
+                if case .ipAddress(let bytes) = name { return Array(bytes.bytes) == address }
+                return false
+            } ?? false
+            return found ? .meetsPolicy : .failsToMeetPolicy(reason: "\(Self.reasonPrefix)no IP address among its names is \(hostname)")
+        }
+        guard let host = DNSNameRules.normalised(hostname) else {
+            return .failsToMeetPolicy(reason: "\(Self.reasonPrefix)\(PrintableText.escaped(hostname)) is not an ASCII host name (give its A-label form)")
+        }
+        let dnsNames = sans?.compactMap { name -> String? in
+            if case .dnsName(let dns) = name { return dns }
+            return nil
+        } ?? []
+        if dnsNames.contains(where: { DNSNameRules.matches(presented: $0, host: host) }) { return .meetsPolicy }
+        if dnsNames.isEmpty, allowCommonNameFallback,
+            !chain.contains(where: { (try? $0.extensions.nameConstraints) != nil }),
+            ChainNames.commonNames(of: leaf).contains(where: { DNSNameRules.matches(presented: $0, host: host) })
+        {
+            return .meetsPolicy
+        }
+        return .failsToMeetPolicy(reason: "\(Self.reasonPrefix)none of its names is \(host)")
+    }
+}
+
+/// Reading names out of certificates, for the policies.
+enum ChainNames {
+    /// Whether the certificate's alternative names include a DNS name.
+    static func hasDNSName(_ certificate: Certificate) -> Bool {
+        guard let sans = try? certificate.extensions.subjectAlternativeNames else { return false }
+        return sans.contains { if case .dnsName = $0 { return true } else { return false } }
+    }
+
+    /// The values of the certificate's subject CNs, in order.
+    static func commonNames(of certificate: Certificate) -> [String] {
+        certificate.subject.flatMap { $0 }.filter { $0.type == .RDNAttributeType.commonName }.compactMap { String($0.value) }
+    }
+
+    /// The DNS name of a name-constraint subtree, nil for another kind of name.
+    static func dnsBase(_ name: GeneralName) -> String? {
+        if case .dnsName(let base) = name { return base }
+        return nil
+    }
+}
