@@ -90,6 +90,37 @@ struct CertificateFactoryTests {
         #expect(chain.count == 2)
     }
 
+    @Test("an openssl CSR asking for a wildcard over a public suffix is refused before anything is issued")
+    func wildcardOverPublicSuffix() async throws {
+        let box = try OpenSSLBox()
+        let pki = try await TestPKI.make()
+        try box.openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "leaf.key",
+                        "-subj", "/CN=bank", "-addext", "subjectAltName=DNS:*.co.uk", "-out", "leaf.csr")
+        let csr = try X509Files.readCSR(path: box.path("leaf.csr"))
+        let error = try await thrownAsync(X509Error.self) {
+            try await CertificateFactory.issue(csr: csr, csrSource: "leaf.csr", caCertificate: pki.intermediate, caSigner: pki.intermediateSigner, profile: .server)
+        }
+        expectError(error, is: .invalidArgument, mentioning: ["leaf.csr", "co.uk is a public suffix"])
+    }
+
+    @Test("a client certificate is not a server: refused for the server purpose, accepted for client and any")
+    func purposeOfAnIssuedCertificate() async throws {
+        let pki = try await TestPKI.make()
+        let signer = try SoftwareSigner(key: try PrivateKey.generate(.p256))
+        let csr = try await CertificateFactory.csr(
+            signer: signer, subject: try SubjectParsing.distinguishedName("CN=api.example.com"),
+            alternativeNames: try SubjectParsing.alternativeNames("DNS:api.example.com"))
+        let client = try await CertificateFactory.issue(
+            csr: csr, csrSource: "req.pem", caCertificate: pki.intermediate, caSigner: pki.intermediateSigner, profile: .client, days: 10)
+        let verifier = ChainVerifier(anchors: .certificates([pki.root]))
+        let error = try await thrownAsync(X509Error.self) {
+            try await verifier.verify(leaf: client, intermediates: [pki.intermediate], hostname: "api.example.com")
+        }
+        expectError(error, is: .chainInvalid, mentioning: ["TLS server authentication"])
+        #expect(try await verifier.verify(leaf: client, intermediates: [pki.intermediate], purpose: .client).count == 3)
+        #expect(try await verifier.verify(leaf: client, intermediates: [pki.intermediate], purpose: .any).count == 3)
+    }
+
     @Test("a CSR whose signature does not verify is refused before anything is issued")
     func tamperedCSR() async throws {
         let pki = try await TestPKI.make()
@@ -160,6 +191,7 @@ struct CertificateFactoryTests {
         for (text, fragment) in [
             ("example.com", "no type"), ("DNS:", "empty"), ("DNS:exa mple.com", "not a host name"), ("DNS:a..b", "not a host name"),
             ("IP:300.1.1.1", "not an IPv4 or IPv6"), ("XYZ:1", "not known"), ("DNS:a.b,DNS:a.b", "twice"), ("DNS:*.*.a", "not a host name"),
+            ("DNS:*.com", "top-level domain"), ("DNS:*.co.uk", "co.uk is a public suffix"), ("DNS:*", "not a host name"),
         ] {
             let error = try thrown(X509Error.self) { try SubjectParsing.alternativeNames(text) }
             expectError(error, is: .invalidArgument, mentioning: [fragment])

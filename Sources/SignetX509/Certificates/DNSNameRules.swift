@@ -8,7 +8,7 @@
 ///   requirements and browsers have it.
 package enum DNSNameRules {
     /// `name` lower-cased (ASCII only) with one trailing dot removed, or nil when it is not ASCII.
-    static func normalised(_ name: String) -> String? {
+    package static func normalised(_ name: String) -> String? {
         guard name.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         let lower = name.lowercased()
         return lower.hasSuffix(".") ? String(lower.dropLast()) : lower
@@ -16,7 +16,7 @@ package enum DNSNameRules {
 
     /// Whether the presented name `presented` (from a dNSName or, with the fallback, a CN)
     /// is for `host` (already ``normalised(_:)``).
-    static func matches(presented: String, host: String) -> Bool {
+    package static func matches(presented: String, host: String) -> Bool {
         guard let presented = normalised(presented), !presented.isEmpty, !host.isEmpty else { return false }
         if !presented.contains("*") { return presented == host }
         guard let base = wildcardBase(presented) else { return false }
@@ -27,7 +27,7 @@ package enum DNSNameRules {
 
     /// The part after `*.` of a wildcard name that may be presented or issued, or nil when
     /// the wildcard breaks a rule (see the type's description).
-    static func wildcardBase(_ name: String) -> String? {
+    package static func wildcardBase(_ name: String) -> String? {
         guard name.hasPrefix("*.") else { return nil }
         let base = String(name.dropFirst(2))
         guard !base.contains("*"), base.contains("."), !PublicSuffixList.isPublicSuffix(base) else { return nil }
@@ -52,7 +52,7 @@ package enum DNSNameRules {
     /// letters, digits, `_`, `-` and `.`, at least two labels, no `-` or `.` first or last or
     /// beside a `.` (one trailing dot ignored). Such a CN in a leaf without DNS names is held
     /// to the chain's DNS name constraints.
-    static func commonNameIsDNSName(_ value: String) -> Bool {
+    package static func commonNameIsDNSName(_ value: String) -> Bool {
         var bytes = Array(value.utf8)
         if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
         guard !bytes.isEmpty else { return false }
@@ -78,7 +78,7 @@ package enum DNSNameRules {
     /// Whether `name` is within the DNS subtree `base` of a name constraint, as OpenSSL's
     /// `nc_dns` decides: an empty base holds every name; `example.com` holds itself and every
     /// name under it; `.example.com` only the names under it. Case is ignored.
-    static func constraint(_ base: String, holds name: String) -> Bool {
+    package static func constraint(_ base: String, holds name: String) -> Bool {
         let base = base.lowercased()
         var name = name.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
