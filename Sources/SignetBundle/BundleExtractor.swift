@@ -49,8 +49,13 @@ public struct BundleExtractor: Sendable {
             var template = Array("\(parent)/.\(base).signet-XXXXXX".utf8CString)
             guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BundleFiles.error(parent) }
             let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // Removed on a signal too (the CLI's SignalCleanup), not only when this returns.
+            let registration = TemporaryFiles.register(temporary, isFolder: true)
             var placed = false
-            defer { if !placed { BundleFiles.removeTree(temporary) } }
+            defer {
+                if !placed { BundleFiles.removeTree(temporary) }
+                TemporaryFiles.unregister(registration)
+            }
             chmod(temporary, 0o755)
 
             let manifestDigest = Hex.encode(opened.verified.manifestDigest)

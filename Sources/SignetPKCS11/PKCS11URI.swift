@@ -103,10 +103,16 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
             }
         }
         if let question, rest.index(after: question) < rest.endIndex {
+            var afterPIN = false
             for component in rest[rest.index(after: question)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+                // Perhaps the rest of the PIN: not to be named in a message.
+                guard !afterPIN || Self.isKnownQueryAttribute(component) else {
+                    throw .invalidURI(uri: shown, detail: "what follows pin-value is not an attribute (an '&' in a PIN is written %26)")
+                }
                 let (name, value) = try Self.attribute(component, literal: Self.isQueryLiteral, uri: shown)
                 guard seen.insert(name).inserted else { throw .invalidURI(uri: shown, detail: "\(name) appears twice") }
                 try setQueryAttribute(name, value, uri: shown)
+                afterPIN = name == "pin-value"
             }
         }
         if pinSource != nil, pinValue != nil {
@@ -180,35 +186,6 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
         return true
     }
 
-    /// `text` with the value of every `pin-value` attribute replaced by `***` — in the query
-    /// and in the path, whatever its case, where a misplaced one would otherwise be shown — for
-    /// messages about a URI that may not parse.
-    public static func redacted(_ text: String) -> String {
-        var out = ""
-        var part = ""
-        func flush() {
-            let name = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map { $0.lowercased() } ?? ""
-            // The first part carries the scheme: "pkcs11:pin-value=…".
-            let bare = name.hasPrefix("pkcs11:") ? String(name.dropFirst(7)) : name
-            if bare == "pin-value", let equals = part.firstIndex(of: "=") {
-                out += part[...equals] + "***"
-            } else {
-                out += part
-            }
-            part = ""
-        }
-        for character in text {
-            if character == ";" || character == "&" || character == "?" {
-                flush()
-                out.append(character)
-            } else {
-                part.append(character)
-            }
-        }
-        flush()
-        return out
-    }
-
     // MARK: Parsing
 
     private mutating func setPathAttribute(_ name: String, _ value: [UInt8], uri: String) throws(PKCS11Error) {
@@ -258,7 +235,7 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Splits `name=value`, checks the name and decodes the value.
-    private static func attribute(_ component: ArraySlice<UInt8>, literal: (UInt8) -> Bool, uri: String) throws(PKCS11Error) -> (String, [UInt8]) {
+    static func attribute(_ component: ArraySlice<UInt8>, literal: (UInt8) -> Bool, uri: String) throws(PKCS11Error) -> (String, [UInt8]) {
         guard let equals = component.firstIndex(of: UInt8(ascii: "=")) else {
             throw .invalidURI(uri: uri, detail: component.isEmpty ? "an empty attribute (two separators in a row?)" : "an attribute without '='")
         }
@@ -332,7 +309,7 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
             || byte == UInt8(ascii: "|")
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10

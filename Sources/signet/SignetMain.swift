@@ -38,6 +38,7 @@ enum SignetMain {
         MemoryTuning.keepFreedMemory()
         do {
             var command = try Signet.parseAsRoot()
+            if !(command is ServeCommand) { SignalCleanup.install() }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

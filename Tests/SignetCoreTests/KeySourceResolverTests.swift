@@ -78,9 +78,10 @@ import Testing
             Issue.record("expected .unsupported, got \(signerError)")
             return
         }
-        #expect(source == reference)
+        #expect(source == "\(scheme):…", "only the scheme: the rest may hold a PIN")
         #expect(detail.contains("\(scheme): key sources are not available"))
-        #expect(detail.contains("./\(reference)"), "the hint for a file of that name")
+        #expect(detail.contains("write ./"), "the hint for a file of that name")
+        if reference.contains("=") { #expect(!"\(signerError)".contains(String(reference.dropFirst(scheme.count + 1)))) }
         let publicError = try await KeyTestSupport.thrownAsync { try await resolver.publicKey(reference) }
         #expect(publicError == signerError)
     }

@@ -136,6 +136,7 @@ struct PKCS11URITests {
         ("pkcs11:token=%FF%FE", "UTF-8"),
         ("pkcs11:token=x?pin-source=file:/p&pin-value=1234", "pin-source and pin-value"),
         ("pkcs11:token=x?module-path=a&b", "'='"),
+        ("pkcs11:token=x?pin-value=12&3=4", "what follows pin-value is not an attribute"),
     ]
 
     @Test("malformed URIs are refused with invalidURI", arguments: invalid)
@@ -162,8 +163,8 @@ struct PKCS11URITests {
         #expect(PKCS11URI.redacted("pkcs11:token=a?pin-value=1234") == "pkcs11:token=a?pin-value=***")
         // Misplaced in the path, in another case, or the first attribute: hidden all the same.
         #expect(PKCS11URI.redacted("pkcs11:token=x;pin-value=1234") == "pkcs11:token=x;pin-value=***")
-        #expect(PKCS11URI.redacted("pkcs11:PIN-Value=1234;token=x") == "pkcs11:PIN-Value=***;token=x")
-        #expect(PKCS11URI.redacted("pkcs11:token=x?module-path=/m.so&Pin-Value=1234") == "pkcs11:token=x?module-path=/m.so&Pin-Value=***")
+        #expect(PKCS11URI.redacted("pkcs11:PIN-Value=1234;token=x") == "pkcs11:pin-value=***", "in the path, it hides up to the '?'")
+        #expect(PKCS11URI.redacted("pkcs11:token=x?module-path=/m.so&Pin-Value=1234") == "pkcs11:token=x?module-path=/m.so&pin-value=***")
         for text in ["pkcs11:token=x;pin-value=1234", "pkcs11:token=x?pin-value=12#4"] {
             let error = try thrown(PKCS11Error.self) { try PKCS11URI(parsing: text) }
             #expect(!error.description.contains("1234") && !error.description.contains("12#4") && !error.description.contains("'#'"), "\(error)")
@@ -173,6 +174,63 @@ struct PKCS11URITests {
         var dumped = ""
         dump(uri, to: &dumped)
         #expect(!String(reflecting: uri).contains("s3cret") && !dumped.contains("s3cret"), "\(dumped)")
+    }
+
+    /// A URI holding a PIN, the parts of it that must never show (a bare "12" would be found in
+    /// "RFC 7512"), and the URI as messages show it.
+    struct SecretCase: Sendable, CustomTestStringConvertible {
+        var text: String
+        var secrets: [String]
+        var shown: String
+        var testDescription: String { text }
+    }
+
+    static let secretURIs: [SecretCase] = [
+        SecretCase(text: "pkcs11:token=x?pin-value=1234;SECRETTAIL", secrets: ["1234", "SECRETTAIL"], shown: "pkcs11:token=x?pin-value=***"),
+        SecretCase(text: "pkcs11:token=x?pin%2Dvalue=1234", secrets: ["1234"], shown: "pkcs11:token=x?pin-value=***"),
+        SecretCase(text: "pkcs11:token=x?pin%2dVALUE=1234&module-name=m", secrets: ["1234"], shown: "pkcs11:token=x?pin-value=***&module-name=m"),
+        SecretCase(text: "pkcs11:token=x?PIN-VALUE=1234", secrets: ["1234"], shown: "pkcs11:token=x?pin-value=***"),
+        SecretCase(text: "pkcs11:token=x?pin-value=12&34", secrets: ["pin-value=12", "34"], shown: "pkcs11:token=x?pin-value=***&***"),
+        SecretCase(
+            text: "pkcs11:token=x?pin-value=12&34&module-name=m", secrets: ["pin-value=12", "34"], shown: "pkcs11:token=x?pin-value=***&***&module-name=m"),
+        SecretCase(text: "pkcs11:token=x?pin-value=12&3=4&x-y=z", secrets: ["pin-value=12", "3=4"], shown: "pkcs11:token=x?pin-value=***&***&x-y=z"),
+        SecretCase(text: "pkcs11:token=x?pin-value=12?34", secrets: ["pin-value=12", "34"], shown: "pkcs11:token=x?pin-value=***"),
+        SecretCase(text: "pkcs11:token=x;pin-value=1234", secrets: ["1234"], shown: "pkcs11:token=x;pin-value=***"),
+        SecretCase(
+            text: "pkcs11:token=x;pin-value=12;34?module-name=m", secrets: ["pin-value=12", "34"], shown: "pkcs11:token=x;pin-value=***?module-name=m"),
+        SecretCase(text: "pkcs11:token=x;pin-value=12?34", secrets: ["pin-value=12", "34"], shown: "pkcs11:token=x;pin-value=***?***"),
+    ]
+
+    @Test("a pin-value is hidden whole, whatever it runs into, however its name is written", arguments: secretURIs)
+    func pinValueRedacted(_ test: SecretCase) {
+        let redacted = PKCS11URI.redacted(test.text)
+        #expect(redacted == test.shown)
+        for secret in test.secrets { #expect(!redacted.contains(secret), "\(redacted) shows \(secret)") }
+        #expect(redacted.contains("token=x"), "the rest of the URI still shows")
+        // Parsed: refused with a message showing the redacted URI, or (a '?' is allowed in a
+        // query value) accepted, with the PIN kept out of every description.
+        do {
+            let uri = try PKCS11URI(parsing: test.text)
+            let descriptions = [uri.description, String(reflecting: uri)]
+            for secret in test.secrets { #expect(!descriptions.contains(where: { $0.contains(secret) }), "\(descriptions)") }
+        } catch {
+            let message = "\(error)"
+            #expect(message.contains(test.shown), "\(message)")
+            for secret in test.secrets { #expect(!message.contains(secret), "\(message)") }
+        }
+    }
+
+    @Test("a pkcs11: reference with no key source registered is named by its scheme alone")
+    func unregisteredSchemeHidesReference() async throws {
+        let reference = "pkcs11:token=x?pin-value=1234;SECRETTAIL"
+        let resolver = KeySourceResolver()
+        let signerError = try await thrownAsync(SignetCoreError.self) { try await resolver.signer(reference) }
+        let publicError = try await thrownAsync(SignetCoreError.self) { try await resolver.publicKey(reference) }
+        for error in [signerError, publicError] {
+            #expect(error.code == .unsupported)
+            #expect(error.description.hasPrefix("pkcs11:…"), "\(error)")
+            for secret in ["1234", "SECRETTAIL", "token=x"] { #expect(!error.description.contains(secret), "\(error)") }
+        }
     }
 
     @Test("attributes match tokens, slots and libraries; absent ones match anything")

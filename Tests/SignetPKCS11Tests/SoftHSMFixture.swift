@@ -35,6 +35,7 @@ enum SoftHSM {
         case listing = "signet-listing"
         case keySource = "signet-key-source"
         case publicOnly = "signet-public"
+        case signOnly = "signet-sign-only"
 
         /// The token's label.
         var label: String { rawValue }

@@ -113,7 +113,10 @@ public struct KeySourceResolver: Sendable {
         let scheme = String(source[..<colon])
         if let provider = providers[scheme] { return (provider, source) }
         if KeySourceResolver.plannedSchemes.contains(scheme) {
-            throw SignetCoreError.unsupported(source: source, detail: "\(scheme): key sources are not available in this build (write ./\(source) for a file of that name)")
+            // The scheme alone: the rest may hold a secret (a pkcs11: URI's pin-value).
+            throw SignetCoreError.unsupported(
+                source: "\(scheme):…",
+                detail: "\(scheme): key sources are not available in this build (for a file whose name starts with \(scheme):, write ./ before it)")
         }
         return nil
     }

@@ -69,14 +69,15 @@ public struct CertificateDescription: Sendable {
         self.fields = fields
     }
 
-    /// `name: value` lines.
+    /// `name: value` lines, every value escaped (`PrintableText.terminalSafe`): a subject or a
+    /// name from the certificate cannot drive a terminal or forge a line.
     public var text: String {
         fields.map { field -> String in
             switch field.value {
-            case .text(let text): return "\(field.name): \(text)\n"
+            case .text(let text): return "\(field.name): \(PrintableText.terminalSafe(text))\n"
             case .flag(let flag): return "\(field.name): \(flag ? "yes" : "no")\n"
             case .number(let number): return "\(field.name): \(number)\n"
-            case .list(let items): return "\(field.name): \(items.joined(separator: ", "))\n"
+            case .list(let items): return "\(field.name): \(PrintableText.terminalSafe(items.joined(separator: ", ")))\n"
             }
         }.joined()
     }
@@ -139,9 +140,19 @@ public struct CertificateDescription: Sendable {
 
     static func iso8601(_ date: Date) -> String { date.formatted(.iso8601) }
 
+    /// A JSON string whose control, bidirectional and separator characters are all `\\u`
+    /// escapes (JSON itself lets DEL, C1 and the rest through raw), so it is safe on a terminal.
     static func jsonString(_ text: String) -> String {
         var out: [UInt8] = []
         StrictJSON.appendString(text, to: &out, lineFeedAsN: true)
-        return String(decoding: out, as: UTF8.self)
+        var result = ""
+        for scalar in String(decoding: out, as: UTF8.self).unicodeScalars {
+            if PrintableText.mustEscape(scalar) {
+                result += String(format: "\\u%04x", scalar.value)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }

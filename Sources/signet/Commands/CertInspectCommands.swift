@@ -97,7 +97,7 @@ struct CertPin: AsyncParsableCommand {
         if !source.hasPrefix("vault:"), let document = try? X509Files.read(path: source) {
             switch document {
             case .certificates(let certificates): printPins(certificates)
-            case .csr(let csr): Console.write("\(csr.publicKey.fingerprint)  \(csr.subject)\n")
+            case .csr(let csr): Console.write("\(csr.publicKey.fingerprint)  \(PrintableText.terminalSafe(csr.subject.description))\n")
             }
             return
         }
@@ -105,6 +105,6 @@ struct CertPin: AsyncParsableCommand {
     }
 
     func printPins(_ certificates: [Certificate]) {
-        Console.write(certificates.map { "\($0.publicKey.fingerprint)  \($0.subject)\n" }.joined())
+        Console.write(certificates.map { "\($0.publicKey.fingerprint)  \(PrintableText.terminalSafe($0.subject.description))\n" }.joined())
     }
 }

@@ -79,7 +79,9 @@ struct RequestSend: AsyncParsableCommand {
     }
 
     func report(version: String, status: Int, reason: String, fields: [(String, String)], body: [UInt8]) throws {
-        let head = "HTTP/\(version) \(status) \(reason)\n" + fields.map { "\($0.0): \($0.1)\n" }.joined()
+        // What the server sent is escaped: its reason phrase and fields cannot drive the terminal.
+        let head = "HTTP/\(version) \(status) \(PrintableText.terminalSafe(reason))\n"
+            + fields.map { "\(PrintableText.terminalSafe($0.0)): \(PrintableText.terminalSafe($0.1))\n" }.joined()
         if include {
             Console.write(head + "\n")
         } else if !quiet {

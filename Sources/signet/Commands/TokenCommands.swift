@@ -53,16 +53,18 @@ struct TokenList: AsyncParsableCommand {
             Console.write(bytes: JSONValue.object([JSONMember("module", .string(module.path)), JSONMember("slots", .array(items))]).bytes(pretty: true))
             return
         }
-        var text = "module \(module.path): \(module.info.manufacturer) \(module.info.libraryDescription)\n"
+        // What the module and token say about themselves is escaped: a label cannot drive the terminal.
+        let safe = PrintableText.terminalSafe
+        var text = "module \(safe(module.path)): \(safe(module.info.manufacturer)) \(safe(module.info.libraryDescription))\n"
         for slot in slots {
             guard let token = slot.token, token.isInitialized else {
-                text += "slot \(slot.id): \(slot.slotDescription) (no initialized token)\n"
+                text += "slot \(slot.id): \(safe(slot.slotDescription)) (no initialized token)\n"
                 continue
             }
             var notes: [String] = []
             if token.loginRequired { notes.append("PIN required") }
             if token.pinLocked { notes.append("PIN LOCKED") } else if token.pinFinalTry { notes.append("PIN: final try") }
-            text += "slot \(slot.id): \(Self.uri(of: token)) — \(token.manufacturer) \(token.model), serial \(token.serial)"
+            text += "slot \(slot.id): \(safe(Self.uri(of: token).description)) — \(safe(token.manufacturer)) \(safe(token.model)), serial \(safe(token.serial))"
             text += notes.isEmpty ? "\n" : " (\(notes.joined(separator: ", ")))\n"
         }
         Console.write(text)

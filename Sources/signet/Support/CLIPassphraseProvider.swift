@@ -82,10 +82,14 @@ enum TerminalPrompt {
         if haveAttributes {
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
+            SignalCleanup.terminalChanged(terminal, restoring: saved)
             tcsetattr(terminal, TCSAFLUSH, &quiet)
         }
         defer {
-            if haveAttributes { tcsetattr(terminal, TCSAFLUSH, &saved) }
+            if haveAttributes {
+                tcsetattr(terminal, TCSAFLUSH, &saved)
+                SignalCleanup.terminalRestored()
+            }
             _ = Array("\n".utf8).withUnsafeBytes { systemWrite(terminal, $0.baseAddress, $0.count) }
         }
         var line = [UInt8]()

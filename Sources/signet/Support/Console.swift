@@ -1,3 +1,5 @@
+import SignetCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,19 +28,21 @@ enum Console {
         writeAll(fd: 2, Array(text.utf8))
     }
 
-    /// Prints `signet: error: MESSAGE` on standard error.
+    /// Prints `signet: error: MESSAGE` on standard error. Messages are one line and may quote
+    /// what came from outside: every control character in them is escaped
+    /// (`PrintableText.terminalSafe`), so none can drive the terminal or forge a line.
     static func error(_ message: String) {
-        writeError("signet: error: \(message)\n")
+        writeError("signet: error: \(PrintableText.terminalSafe(message))\n")
     }
 
-    /// Prints `signet: warning: MESSAGE` on standard error.
+    /// Prints `signet: warning: MESSAGE` on standard error, escaped as ``error(_:)``.
     static func warning(_ message: String) {
-        writeError("signet: warning: \(message)\n")
+        writeError("signet: warning: \(PrintableText.terminalSafe(message))\n")
     }
 
-    /// Prints an informational line on standard error unless `quiet`.
+    /// Prints an informational line on standard error unless `quiet`, escaped as ``error(_:)``.
     static func note(_ message: String, quiet: Bool) {
-        if !quiet { writeError("signet: \(message)\n") }
+        if !quiet { writeError("signet: \(PrintableText.terminalSafe(message))\n") }
     }
 
     /// Whether standard output is a terminal (binary data must not go there).
