@@ -158,7 +158,12 @@ public struct HTTPMessageVerifier: Sendable {
 
         guard let keyID = parameters.keyID else { throw .missingParameter("keyid") }
         let found: HTTPVerificationKey?
-        do { found = try await keys.verificationKey(for: keyID) } catch { throw .unknownKey(keyID: keyID) }
+        do {
+            found = try await keys.verificationKey(for: keyID)
+        } catch {
+            // Not the store's own words: they may name its internals.
+            throw .keyStoreUnavailable(keyID: String(keyID.prefix(80)), detail: "the key store did not answer")
+        }
         guard let key = found else { throw .unknownKey(keyID: keyID) }
         // The common case, the key's own algorithm named, needs no parse — unless the key is
         // pinned to an algorithm outside RFC 9421's registry, which the parse refuses by name.

@@ -35,6 +35,9 @@ public enum HTTPSignatureError: Error, Sendable, Equatable {
     case replayedNonce
     /// The replay cache is full of unexpired nonces and refuses to forget one.
     case replayCacheFull
+    /// The key store could not be read (its database failed or timed out): the request may
+    /// be fine, and is to be retried, not refused as unsigned.
+    case keyStoreUnavailable(keyID: String, detail: String)
     /// The body does not match its `Content-Digest`, or a body came without one.
     case contentDigest(detail: String)
     /// A header, body or count is over a limit.
@@ -63,6 +66,7 @@ extension HTTPSignatureError: SignetError {
         case .tooOld(let created, let now, let maxAge): return "created \(created) is more than \(maxAge) s ago (now \(now))"
         case .replayedNonce: return "the nonce was already used: replay refused"
         case .replayCacheFull: return "too many recent requests to track replays; retry later"
+        case .keyStoreUnavailable(let keyID, let detail): return "the key \"\(keyID)\" could not be looked up (\(detail)); retry later"
         case .contentDigest(let detail): return "content digest: \(detail)"
         case .tooLarge(let what, let limit): return "\(what) is over the limit of \(limit)"
         case .invalidArgument(let detail): return detail
@@ -74,7 +78,7 @@ extension HTTPSignatureError: SignetError {
         switch self {
         case .malformedField, .tooLarge: return .malformedInput
         case .invalidArgument: return .usage
-        case .replayCacheFull: return .environment
+        case .replayCacheFull, .keyStoreUnavailable: return .environment
         default: return .checkFailed
         }
     }
@@ -113,6 +117,8 @@ extension SignetErrorCode where Owner == HTTPSignatureError {
     public static let replayedNonce = Self("replayedNonce")
     /// The replay cache is full of unexpired nonces and refuses to forget one.
     public static let replayCacheFull = Self("replayCacheFull")
+    /// The key store could not be read.
+    public static let keyStoreUnavailable = Self("keyStoreUnavailable")
     /// The body does not match its `Content-Digest`, or a body came without one.
     public static let contentDigest = Self("contentDigest")
     /// A header, body or count is over a limit.
@@ -143,6 +149,7 @@ extension HTTPSignatureError {
         case .tooOld: return .tooOld
         case .replayedNonce: return .replayedNonce
         case .replayCacheFull: return .replayCacheFull
+        case .keyStoreUnavailable: return .keyStoreUnavailable
         case .contentDigest: return .contentDigest
         case .tooLarge: return .tooLarge
         case .invalidArgument: return .invalidArgument

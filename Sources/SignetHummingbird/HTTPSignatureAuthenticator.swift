@@ -216,10 +216,13 @@ struct UndeclaredBody: AsyncSequence, Sendable {
 
 extension HTTPMessageVerifier {
     /// The HTTP answer to a failed verification: 503 with `Retry-After` for a full replay
-    /// cache, otherwise 401 with the reason and `Accept-Signature`.
+    /// cache or a key store that could not be read, otherwise 401 with the reason and
+    /// `Accept-Signature`.
     func answer(_ error: HTTPSignatureError) -> HTTPError {
-        if case .replayCacheFull = error {
+        switch error {
+        case .replayCacheFull, .keyStoreUnavailable:
             return HTTPError(.serviceUnavailable, headers: [.retryAfter: "1"], message: error.description)
+        default: break
         }
         return HTTPError(.unauthorized, headers: [.acceptSignature: acceptSignature], message: error.description)
     }

@@ -19,8 +19,12 @@ import NIOHTTPTypes
 /// - a response that says `Connection: close` closes the connection once it is written, rather
 ///   than reading on: Hummingbird would otherwise drain a refused request's whole body.
 ///
-/// It also tells the ``ConnectionTable`` when the connection serves a request and when it
-/// waits on its client again, which decides what is closed when the server runs out of room.
+/// It also tells the ``ConnectionTable`` when the connection is being served — a request read
+/// whole and not yet answered, its answer flowing — and when it waits on its client: silent,
+/// between requests, while a body is still to come, or while the client does not read its
+/// answer. Only the first is spared when the server runs out of room: a request head that
+/// announces a body it never sends, or a download read a trickle at a time, holds a place no
+/// better than a silent socket.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -42,8 +46,15 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// Where the connection is told to be serving a request or waiting on its client (nil in
     /// tests of this handler alone).
     let table: ConnectionTable?
-    /// Requests read whose response is not yet written whole (more than one when pipelined).
+    /// Requests whose head was read and whose response is not yet written whole (more than
+    /// one when pipelined).
     private var unanswered = 0
+    /// A request head was read and its body has not ended.
+    private var bodyPending = false
+    /// The channel is not writable: the client does not read.
+    private var stalled = false
+    /// What the table was last told.
+    private var served = false
 
     init(bodyReadTimeout: Duration, writeTimeout: Duration, table: ConnectionTable? = nil) {
         self.bodyReadTimeout = TimeAmount(bodyReadTimeout)
@@ -55,7 +66,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         switch unwrapInboundIn(data) {
         case .head:
             unanswered += 1
-            if unanswered == 1 { table?.serving(context.channel) }
+            bodyPending = true
             bodyStart = .now()
             bodyBytes = 0
             scheduleBodyCheck(context: context, at: .now() + bodyReadTimeout)
@@ -65,8 +76,19 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             bodyStart = nil
             bodyTimer?.cancel()
             bodyTimer = nil
+            bodyPending = false
+            updateTable(context.channel)
         }
         context.fireChannelRead(data)
+    }
+
+    /// Tells the table whether the connection is being served now, when that changed.
+    private func updateTable(_ channel: any Channel) {
+        guard let table else { return }
+        let serving = unanswered > 0 && !bodyPending && !stalled
+        guard serving != served else { return }
+        served = serving
+        if serving { table.serving(channel) } else { table.waiting(channel) }
     }
 
     private func scheduleBodyCheck(context: ChannelHandlerContext, at deadline: NIODeadline) {
@@ -102,7 +124,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             context.write(data, promise: promise)
         case .end:
             unanswered = max(0, unanswered - 1)
-            if unanswered == 0 { table?.waiting(context.channel) }
+            updateTable(context.channel)
             guard closeAfterResponse else {
                 context.write(data, promise: promise)
                 return
@@ -116,6 +138,8 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        stalled = !context.channel.isWritable
+        updateTable(context.channel)
         if context.channel.isWritable {
             writeTimer?.cancel()
             writeTimer = nil

@@ -87,9 +87,11 @@ public final class ServerDatabase: Sendable {
             // database's mode, so none of them is readable by others whatever the umask.
             try FileAccess.createPrivateFile(path)
             for companion in [path + "-wal", path + "-shm"] { try FileAccess.restrict(companion) }
+            let perLoop = SQLiteThreads.connectionsPerEventLoop(eventLoopGroup)
             func makePool(_ synchronous: String) -> Pool {
-                let source = TunedSQLiteSource(base: SQLiteConnectionSource(configuration: .init(storage: .file(path: path))), synchronous: synchronous)
-                return .sqlite(EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: 4, logger: logger, on: eventLoopGroup))
+                let base = SQLiteConnectionSource(configuration: .init(storage: .file(path: path)), threadPool: SQLiteThreads.pool)
+                let source = TunedSQLiteSource(base: base, synchronous: synchronous)
+                return .sqlite(EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: perLoop, logger: logger, on: eventLoopGroup))
             }
             pool = makePool("FULL")
             relaxedPool = makePool("NORMAL")
@@ -168,8 +170,33 @@ public final class ServerDatabase: Sendable {
     }
 }
 
-/// sqlite-kit's connection source, with each new connection switched to WAL and its commits'
-/// `synchronous` level set (sqlite-nio retries a busy database itself).
+/// The threads SQLite's calls run on: a pool of their own, with a thread for every connection
+/// the server may open, so that a statement waiting for the write lock never holds the thread
+/// the transaction that owns the lock needs for its next statement. On Swift's shared pool (2
+/// threads on 2 cores, also running scrypt), three sign-ins at once once deadlocked the
+/// database for good.
+enum SQLiteThreads {
+    /// Connections per pool, over all event loops.
+    static let connectionsPerPool = 8
+
+    /// The connections per event loop of each of the two pools (FULL and NORMAL).
+    static func connectionsPerEventLoop(_ group: any EventLoopGroup) -> Int {
+        let loops = max(1, group.makeIterator().reduce(0) { count, _ in count + 1 })
+        return max(1, connectionsPerPool / loops)
+    }
+
+    /// Started once, for the life of the process (every database in it shares it).
+    static let pool: NIOThreadPool = {
+        let loops = max(1, System.coreCount)
+        let pool = NIOThreadPool(numberOfThreads: 2 * max(connectionsPerPool, loops) + 2)
+        pool.start()
+        return pool
+    }()
+}
+
+/// sqlite-kit's connection source, with each new connection switched to WAL, its commits'
+/// `synchronous` level set, and a bounded, sleeping wait for a busy database (`busy_timeout`,
+/// 10 s: sqlite-nio's own busy handler retries at once and for ever, burning the thread).
 struct TunedSQLiteSource: ConnectionPoolSource, Sendable {
     let base: SQLiteConnectionSource
     /// `FULL` or `NORMAL`.
@@ -178,7 +205,8 @@ struct TunedSQLiteSource: ConnectionPoolSource, Sendable {
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
         let synchronous = self.synchronous
         return base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
-            connection.query("PRAGMA journal_mode = WAL")
+            connection.query("PRAGMA busy_timeout = 10000")
+                .flatMap { _ in connection.query("PRAGMA journal_mode = WAL") }
                 .flatMap { _ in connection.query("PRAGMA synchronous = \(synchronous)") }
                 .map { _ in connection }
         }

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
-import SignetServer
+import NIOCore
+import NIOEmbedded
+@testable import SignetServer
 import SignetTestSupport
 import Testing
 
@@ -51,38 +53,61 @@ struct ServerConnectionRoomTests {
         }
     }
 
-    @Test func aConnectionBeingServedIsNeverClosedToMakeRoom() async throws {
+    /// The third adversarial round's reproduction: any signed route, a made-up signature and a
+    /// `Content-Length` with no body once held each connection "being served" until the body
+    /// timeout, so 12 addresses kept every new client out. A body that has not come is waiting
+    /// on the client: such a connection makes room like a silent one.
+    @Test func aRequestWhoseBodyNeverComesMakesRoomToo() async throws {
         try await TestServer.with(plainHTTP: true, configure: {
-            $0.limits.maximumConnections = 50
+            $0.limits.maximumConnections = 100
             $0.limits.maximumConnectionsPerAddress = 10
             $0.limits.idleTimeout = .seconds(600)
             $0.limits.bodyReadTimeout = .seconds(600)
         }) { server in
-            // The oldest connection of all, half way through a signed registration's body.
-            let body = ServerEnvelopeTests.registrationBody(length: 1_000)
-            let request = try await server.rawRequest(.post, "/v1/users", body: body, signer: server.appSigner)
-            let slow = try await server.connect(from: "127.0.4.200")
-            defer { slow.close() }
-            try await slow.write(request.http1Head(adding: [("Content-Length", String(body.count))]) + Array(body.prefix(500)))
-            // Until the server has read the head, the connection is only waiting on its client.
-            var served = false
-            for _ in 0..<600 where !served {
-                served = try await server.healthStatus() == 200 && !slow.drain()
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            let sockets = try await Self.fill(server, count: 80, perAddress: 10, block: 4)
+            let head = Array((
+                "POST /v1/users HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/json\r\n"
+                    + "Signature-Input: sig1=(\"@method\");keyid=\"x\";created=1;nonce=\"a\"\r\nSignature: sig1=:AAAA:\r\n"
+                    + "Content-Length: 65536\r\n\r\n").utf8)
+            var sockets: [LoopbackSocket] = []
             defer { for socket in sockets { socket.close() } }
-            #expect(try await server.healthStatus() == 200)
-            let oldestOpen = try await LoopbackSocket.waitForPeerClose(Array(sockets.prefix(20)))
-            #expect(oldestOpen.isEmpty, "\(oldestOpen.count) of the 20 oldest silent connections were not closed to make room")
-            #expect(!slow.drain(), "the connection whose request was being read was closed to make room")
-            // It finishes its request and is answered.
-            slow.clearReceived()
-            try await slow.write(Array(body.dropFirst(500)))
-            let answer = try await slow.response()
-            #expect(answer?.status == 201, "\(answer.map { "\($0.status)" } ?? "closed")")
-            #expect(try await server.store.users().count == 1)
+            for index in 0..<120 {
+                let socket = try await server.connect(from: "127.4.0.\(index / 10 + 1)")
+                sockets.append(socket)
+                try await socket.write(head)
+            }
+            for _ in 0..<20 { #expect(try await server.healthStatus() == 200) }
+            let oldestOpen = try await LoopbackSocket.waitForPeerClose(Array(sockets.prefix(15)))
+            #expect(oldestOpen.isEmpty, "\(oldestOpen.count) of the 15 oldest bodiless requests were not closed to make room")
+            #expect(try await server.store.users().isEmpty)
         }
+    }
+
+    /// Which connection the table closes to make room: the one that has waited longest on its
+    /// client, never one being served — on the table alone, with channels that do nothing.
+    @Test func theTableNeverPicksAConnectionBeingServed() throws {
+        let table = ConnectionTable(maximumPerAddress: 10, maximumTotal: 4)
+        let channels = (0..<6).map { _ in EmbeddedChannel() }
+        defer { for channel in channels { _ = try? channel.finish() } }
+        func admit(_ index: Int) -> (any Channel)? {
+            guard case .admitted(let room) = table.admit(channels[index], from: "192.0.2.1") else {
+                Issue.record("channel \(index) was refused")
+                return nil
+            }
+            return room
+        }
+        #expect(admit(0) == nil && admit(1) == nil && admit(2) == nil)
+        table.serving(channels[0])
+        // Full at the fourth: the oldest waiting one (1) goes, not 0, which is being served.
+        #expect(admit(3) === channels[1])
+        // 2 answered and waiting again is now newer than 3.
+        table.serving(channels[2])
+        table.waiting(channels[2])
+        #expect(admit(4) === channels[3])
+        // 0 and 2 being served: the oldest waiting one (4) goes.
+        table.serving(channels[2])
+        #expect(admit(5) === channels[4])
+        table.closed(channels[0])
+        #expect(table.evictions == 3)
     }
 
     /// The attack as it was found, at the default limits: 34 addresses × 128 silent sockets is

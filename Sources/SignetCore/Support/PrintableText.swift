@@ -25,11 +25,20 @@ public enum PrintableText {
         return result
     }
 
-    /// `text` whole, escaped as by ``escaped(_:limit:marksCut:)``: for a message or a line of
-    /// output that may quote what came from outside (a certificate subject, a server's answer,
-    /// a token label, a file name).
+    /// `text` whole, escaped as by ``escaped(_:limit:marksCut:)`` except for tabs (which
+    /// neither start a sequence nor a line, and which minisign's trusted comments hold): for a
+    /// message or a line of output that may quote what came from outside (a certificate
+    /// subject, a server's answer, a token label, a file name).
     public static func terminalSafe(_ text: String) -> String {
-        escaped(text, limit: .max)
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar != "\t", mustEscape(scalar) {
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     /// Whether `scalar` is written as an escape.

@@ -29,14 +29,14 @@ struct BundleInspect: AsyncParsableCommand {
             // JSONSerialization escapes C0 controls; DEL and C1 controls (a C1 CSI starts a
             // terminal escape sequence) are escaped here too, which JSON allows.
             let text = String(decoding: data, as: UTF8.self).unicodeScalars.map { scalar in
-                scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) ? String(format: "\\u%04x", scalar.value) : String(scalar)
+                scalar.value >= 0x20 && PrintableText.mustEscape(scalar) ? String(format: "\\u%04x", scalar.value) : String(scalar)
             }.joined()
             Console.write(text + "\n")
             return
         }
         var lines = [
             "bundle:    \(bundle) (NOT verified)",
-            "name:      \(manifest.name)",
+            "name:      \(PrintableText.terminalSafe(manifest.name))",
             "version:   \(manifest.version)",
             "created:   \(BundleDate.format(manifest.created))",
             "expires:   \(manifest.expires.map(BundleDate.format) ?? "never")",

@@ -58,14 +58,14 @@ struct ChecksumListChecker {
             bar?.finish()
             let name = ChecksumLine.displayName(entry.line.path)
             switch outcome {
-            case .ok: if !quiet { Console.write("\(name): OK\n") }
+            case .ok: if !quiet { Console.write("\(PrintableText.terminalSafe(name)): OK\n") }
             case .mismatch:
                 mismatched += 1
-                Console.write("\(name): FAILED\n")
+                Console.write("\(PrintableText.terminalSafe(name)): FAILED\n")
             case .unreadable(let error):
                 unreadable += 1
                 Console.error(error.description)
-                Console.write("\(name): FAILED open or read\n")
+                Console.write("\(PrintableText.terminalSafe(name)): FAILED open or read\n")
             }
         }
         bar?.finish()

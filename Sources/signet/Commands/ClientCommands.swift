@@ -110,7 +110,7 @@ extension ClientCommand {
             let client = try await connection.client(
                 trustRoot: root, resourceState: state ?? ClientConnectionOptions.defaultStateFolder(server: connection.server), withSession: false)
             let fetched = try await client.fetchResource(name, into: destination)
-            Console.write("\(fetched.name)\t\(fetched.version)\t\(fetched.updated ? "updated" : "unchanged")\n")
+            Console.write("\(PrintableText.terminalSafe(fetched.name))\t\(fetched.version)\t\(fetched.updated ? "updated" : "unchanged")\n")
         }
     }
 }

@@ -166,9 +166,9 @@ struct MinisignVerify: AsyncParsableCommand {
         // Like minisign: the report goes to standard output, or to standard error with -o.
         let report: (String) -> Void = output ? { Console.writeError($0) } : { Console.write($0) }
         if prettyQuiet {
-            report(signature.trustedCommentText + "\n")
+            report(PrintableText.terminalSafe(signature.trustedCommentText) + "\n")
         } else if !quietOption.quiet {
-            report("Signature and comment signature verified\nTrusted comment: \(signature.trustedCommentText)\n")
+            report("Signature and comment signature verified\nTrusted comment: \(PrintableText.terminalSafe(signature.trustedCommentText))\n")
         }
         if output { try Self.copyToStandardOutput(file) }
     }

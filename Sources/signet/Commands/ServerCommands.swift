@@ -155,7 +155,8 @@ struct ServerUserCommand: AsyncParsableCommand {
             if json {
                 try ServerOutput.printJSON(users)
             } else {
-                Console.write(users.map { "\($0.email)\t\($0.displayName)\($0.disabled ? "\tdisabled" : "")\n" }.joined())
+                let safe = PrintableText.terminalSafe
+                Console.write(users.map { "\(safe($0.email))\t\(safe($0.displayName))\($0.disabled ? "\tdisabled" : "")\n" }.joined())
             }
         }
     }
@@ -201,7 +202,7 @@ enum ServerOutput {
     }
 
     static func line(_ enrolled: AdminAPI.Enrolled) -> String {
-        "\(enrolled.name)\t\(enrolled.algorithm)\t\(enrolled.keyId)\(enrolled.revokedAt != nil ? "\trevoked" : "")\n"
+        "\(PrintableText.terminalSafe(enrolled.name))\t\(enrolled.algorithm)\t\(PrintableText.terminalSafe(enrolled.keyId))\(enrolled.revokedAt != nil ? "\trevoked" : "")\n"
     }
 
     static func print(_ records: [ResourceRecord], json: Bool) throws {
@@ -210,7 +211,7 @@ enum ServerOutput {
     }
 
     static func line(_ record: ResourceRecord) -> String {
-        "\(record.name)\t\(record.version)\t\(record.size)\tsha256:\(record.sha256)\t\(record.signedBy)\n"
+        "\(PrintableText.terminalSafe(record.name))\t\(record.version)\t\(record.size)\tsha256:\(record.sha256)\t\(PrintableText.terminalSafe(record.signedBy))\n"
     }
 
     static func printJSON(_ value: some Encodable) throws {

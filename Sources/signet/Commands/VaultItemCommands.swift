@@ -174,7 +174,7 @@ struct VaultList: AsyncParsableCommand {
             return
         }
         let rows = [["SERVICE", "ACCOUNT", "KIND", "MODIFIED"]]
-            + items.map { [$0.service, $0.account, $0.kind.rawValue, VaultJSON.timestamp($0.modified)] }
+            + items.map { [PrintableText.terminalSafe($0.service), PrintableText.terminalSafe($0.account), $0.kind.rawValue, VaultJSON.timestamp($0.modified)] }
         let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {
             let padded = (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
@@ -218,7 +218,7 @@ struct VaultShow: AsyncParsableCommand {
             lines.append(("attribute", "\(attribute)=\(value)"))
         }
         for (field, value) in lines {
-            Console.write("\(field):".padding(toLength: 13, withPad: " ", startingAt: 0) + value + "\n")
+            Console.write("\(field):".padding(toLength: 13, withPad: " ", startingAt: 0) + PrintableText.terminalSafe(value) + "\n")
         }
     }
 }

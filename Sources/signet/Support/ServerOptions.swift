@@ -159,7 +159,7 @@ enum ServerConnection {
 /// The server's logs: swift-log on standard error at the level asked for.
 enum ServerLogging {
     static func logger(level: Logger.Level) -> Logger {
-        var logger = Logger(label: "signet.server") { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "signet.server") { EscapingLogHandler(inner: StreamLogHandler.standardError(label: $0)) }
         logger.logLevel = level
         return logger
     }
