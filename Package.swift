@@ -286,7 +286,7 @@ let package = Package(
         // A test CA made with SignetX509, for the X.509, TLS and CLI tests.
         .target(
             name: "SignetX509TestSupport",
-            dependencies: ["SignetX509", "SignetCore", .product(name: "X509", package: "swift-certificates")],
+            dependencies: ["SignetX509", "SignetCore", "SignetTestSupport", .product(name: "X509", package: "swift-certificates")],
             path: "Tests/SignetX509TestSupport"
         ),
         .testTarget(

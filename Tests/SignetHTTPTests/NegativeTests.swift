@@ -143,7 +143,8 @@ struct NegativeTests {
         #expect(unknown == .unknownKey(keyID: "client-1"))
         let failing = HTTPMessageVerifier(keys: FailingKeyStore(), clock: fixedClock(HTTPTestSupport.now))
         let storeDown = try await HTTPTestSupport.thrown { try await failing.verify(signed, body: Self.body) }
-        #expect(storeDown == .unknownKey(keyID: "client-1"))
+        // A store that fails is not a key that is unknown: retry later (503), not 401.
+        #expect(storeDown == .keyStoreUnavailable(keyID: "client-1", detail: "the key store did not answer"))
     }
 
     @Test("expires in the past (beyond the skew), created too far ahead, and created too long ago are refused")

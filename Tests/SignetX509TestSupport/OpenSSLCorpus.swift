@@ -1,4 +1,5 @@
 import Foundation
+import SignetTestSupport
 import SignetX509
 
 /// The differential corpus of issue 29: certificates made with the `openssl` command (P-256
@@ -375,11 +376,10 @@ struct OpenSSLTool: Sendable {
 
     /// The first `openssl` on `PATH`.
     static func locate() throws -> String {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(directory)/openssl"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        guard let path = ProcessRunner.which("openssl") else {
+            throw OpenSSLCorpusError(description: "openssl is not installed (Scripts/test installs it)")
         }
-        throw OpenSSLCorpusError(description: "openssl is not installed (Scripts/test installs it)")
+        return path
     }
 
     /// Runs every command, at most `concurrency` at a time; throws the first failure.
@@ -405,38 +405,9 @@ struct OpenSSLTool: Sendable {
 
     /// Runs `openssl arguments…` in the folder; throws with its output when it fails.
     func run(_ arguments: [String]) async throws {
-        let log = folder.appendingPathComponent(".openssl-\(UUID().uuidString).log")
-        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
-            throw OpenSSLCorpusError(description: "cannot create \(log.path)")
-        }
-        defer { try? FileManager.default.removeItem(at: log) }
-        let handle = try FileHandle(forWritingTo: log)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = handle
-        process.standardError = handle
-        do {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                process.terminationHandler = { _ in continuation.resume() }
-                do {
-                    try process.run()
-                } catch {
-                    process.terminationHandler = nil
-                    continuation.resume(throwing: error)
-                }
-            }
-        } catch {
-            try? handle.close()
-            throw error
-        }
-        try handle.close()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        guard status == 0 else {
-            let output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
-            throw OpenSSLCorpusError(description: "openssl \(arguments.joined(separator: " ")) exited with \(status): \(output)")
+        let result = try await ProcessRunner.runAsync(executable, arguments, in: folder)
+        guard result.status == 0 else {
+            throw OpenSSLCorpusError(description: "openssl \(arguments.joined(separator: " ")) exited with \(result.status): \(result.stderr)\(result.out)")
         }
     }
 }
