@@ -103,6 +103,33 @@ struct CertificateFactoryTests {
         expectError(error, is: .invalidArgument, mentioning: ["leaf.csr", "co.uk is a public suffix"])
     }
 
+    @Test("a CA restricted to clientAuth issues no server, and a name-constrained CA no name outside its subtree")
+    func issuingFollowsTheCA() async throws {
+        let box = try OpenSSLBox()
+        try box.openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key",
+                        "-subj", "/CN=Constrained CA", "-days", "5", "-out", "ca.pem",
+                        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+                        "-addext", "extendedKeyUsage=clientAuth", "-addext", "nameConstraints=critical,permitted;DNS:example.com")
+        let ca = try X509Files.readCertificates(path: box.path("ca.pem"))[0]
+        let caSigner = try SoftwareSigner(key: try KeySourceResolver().privateKey(path: box.path("ca.key")))
+        let signer = try SoftwareSigner(key: try PrivateKey.generate(.p256))
+        func csr(_ san: String) async throws -> CertificateSigningRequest {
+            try await CertificateFactory.csr(
+                signer: signer, subject: try SubjectParsing.distinguishedName("CN=x"), alternativeNames: try SubjectParsing.alternativeNames(san))
+        }
+        let server = try await thrownAsync(X509Error.self) {
+            try await CertificateFactory.issue(csr: try await csr("DNS:www.example.com"), csrSource: "r", caCertificate: ca, caSigner: caSigner, profile: .server)
+        }
+        expectError(server, is: .invalidArgument, mentioning: ["Constrained CA", "TLS server authentication"])
+        let outside = try await thrownAsync(X509Error.self) {
+            try await CertificateFactory.issue(csr: try await csr("DNS:victim.test"), csrSource: "r", caCertificate: ca, caSigner: caSigner, profile: .client)
+        }
+        expectError(outside, is: .invalidArgument, mentioning: ["DNS:victim.test", "outside"])
+        let inside = try await CertificateFactory.issue(
+            csr: try await csr("DNS:www.example.com"), csrSource: "r", caCertificate: ca, caSigner: caSigner, profile: .client)
+        #expect(try await ChainVerifier(anchors: .certificates([ca])).verify(leaf: inside, purpose: .client).count == 2)
+    }
+
     @Test("a client certificate is not a server: refused for the server purpose, accepted for client and any")
     func purposeOfAnIssuedCertificate() async throws {
         let pki = try await TestPKI.make()

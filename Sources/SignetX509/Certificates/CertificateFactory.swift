@@ -85,6 +85,7 @@ public enum CertificateFactory {
         let key = try SignerPrivateKey(caSigner)
         try requireUsableCA(caCertificate, key: key, now: now)
         let requested = try requestedAlternativeNames(csr, source: csrSource)
+        try requireIssuable(profile: profile, names: requested, by: caCertificate)
         if profile == .server, requested.isEmpty {
             throw X509Error.invalidArgument(
                 detail: "\(csrSource): a server certificate needs subject alternative names (DNS or IP), and the request has none")
@@ -167,6 +168,29 @@ public enum CertificateFactory {
         }
         guard ca.notValidBefore <= now, now <= ca.notValidAfter else {
             throw X509Error.chainInvalid(subject: name, detail: "the CA certificate is not valid now (valid \(ca.notValidBefore.formatted(.iso8601)) to \(ca.notValidAfter.formatted(.iso8601)))")
+        }
+    }
+
+    /// Refuses what ``ChainVerifier`` would refuse once issued (docs/certificates.md), so
+    /// Signet never makes a certificate it would not trust: a server or client certificate under
+    /// a CA whose extended key usage does not allow that purpose, and a DNS name outside the
+    /// CA's name constraints.
+    static func requireIssuable(profile: CertificateProfile, names: [GeneralName], by ca: Certificate) throws(X509Error) {
+        let name = PrintableText.escaped(ca.subject.description)
+        let purpose: CertificatePurpose? = profile == .server ? .server : profile == .client ? .client : nil
+        if let purpose, let wanted = purpose.usage, let usage = try? ca.extensions.extendedKeyUsage, !usage.contains(wanted) {
+            throw X509Error.invalidArgument(detail: "the CA \(name) may not issue for \(purpose.phrase): its extended key usage does not allow it")
+        }
+        guard let constraints = try? ca.extensions.nameConstraints else { return }
+        let permitted = constraints.permittedSubtrees.compactMap(ChainNames.dnsBase)
+        let excluded = constraints.excludedSubtrees.compactMap(ChainNames.dnsBase)
+        for case .dnsName(let dns) in names {
+            if !permitted.isEmpty, !permitted.contains(where: { DNSNameRules.constraint($0, holds: dns) }) {
+                throw X509Error.invalidArgument(detail: "DNS:\(PrintableText.escaped(dns)) is outside what the CA \(name) may certify (permitted: \(permitted.joined(separator: ", ")))")
+            }
+            if let base = excluded.first(where: { DNSNameRules.constraint($0, holds: dns) }) {
+                throw X509Error.invalidArgument(detail: "DNS:\(PrintableText.escaped(dns)) is excluded by the CA \(name) (\(base))")
+            }
         }
     }
 
