@@ -65,4 +65,26 @@ struct TerminalSafetyTests {
         #expect(sent.status == 1, "\(sent)")
         Self.expectClean(sent, "request send (refused)")
     }
+
+    @Test func hostileNamesAndCommentsAreEscaped() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-terminal-files")
+        let signet = { (arguments: [String]) async throws -> RunResult in try await SignetBinary.runAsync(arguments, in: folder.url) }
+        // A checksum list naming a file whose name holds an OSC sequence and a BEL.
+        let name = "a\u{1b}]0;x\u{07}b\u{202e}"
+        try folder.write(name, "")
+        try folder.write("list.txt", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  \(name)\n")
+        let checked = try await signet(["hash", "--check", "list.txt"])
+        #expect(checked.status == 0, "\(checked)")
+        Self.expectClean(checked, "hash --check")
+        // A minisign signature whose trusted comment clears the screen.
+        let made = try await signet(["minisign", "generate", "-W", "-p", "k.pub", "-s", "k.key"])
+        try #require(made.status == 0, "\(made)")
+        try folder.write("data.bin", "data")
+        let signed = try await signet(["minisign", "sign", "-s", "k.key", "-m", "data.bin", "-t", "ok\u{1b}[2J\u{9b}1;1H"])
+        try #require(signed.status == 0, "\(signed)")
+        let verified = try await signet(["minisign", "verify", "-p", "k.pub", "-m", "data.bin"])
+        #expect(verified.status == 0, "\(verified)")
+        #expect(verified.out.contains("\\u{1b}[2J"), "\(verified)")
+        Self.expectClean(verified, "minisign verify")
+    }
 }
