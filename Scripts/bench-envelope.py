@@ -325,6 +325,26 @@ class Kinds:
         body = json.dumps({"email": "nobody@bench.example", "password": filler})[:65536].encode()
         return self._padded_eight([self.app_key_id] * 8, "POST", "/v1/sessions", body)
 
+    DICTIONARY = ", ".join(f"k{i}={i}" for i in range(256))  # the most members a named field may have
+
+    def dictionary_keys(self) -> bytes:
+        """One signature under the app's key id whose 62 components each name a member (;key)
+        of a 256-member dictionary field (round 3 of the attacks on #28: 5.2 ms before the field
+        was parsed into a hashed map)."""
+        components = " ".join(f'"x-d";key="k{255 - i}"' for i in range(62))
+        entry = f'sig1=("@method" "@target-uri" {components}){self.params(self.app_key_id)}'
+        return self.fit(raw_request("GET", "/v1/me", self.authority, [
+            ("Signature-Input", entry), ("Signature", f"sig1=:{bogus_ed25519_signature()}:"), ("X-D", self.DICTIONARY)]))
+
+    def dictionary_whole(self) -> bytes:
+        """Eight signatures under the app's key id, each covering the whole 256-member
+        dictionary field that Signet knows as one (`Example-Dict`, RFC 9651's) as a structured
+        field (;sf): re-serialised for each."""
+        inputs = [f'sig{i}=("@method" "@target-uri" "example-dict";sf){self.params(self.app_key_id)}' for i in range(8)]
+        signatures = [f"sig{i}=:{bogus_ed25519_signature()}:" for i in range(8)]
+        return self.fit(raw_request("GET", "/v1/me", self.authority, [
+            ("Signature-Input", ", ".join(inputs)), ("Signature", ", ".join(signatures)), ("Example-Dict", self.DICTIONARY)]))
+
     def all(self) -> list[tuple[str, str, object]]:
         return [
             ("health", "GET /v1/health (reference, not an attack)", self.health),
@@ -335,6 +355,8 @@ class Kinds:
             ("known-key-8", "GET /v1/me, 8 bogus signatures under the app's key id, bases padded to the 16 KiB head", self.known_key_eight),
             ("unknown-key-8", "GET /v1/me, 8 signatures under new made-up key ids, padded", self.unknown_key_eight),
             ("post-64k", "POST /v1/sessions, 64 KiB body, 8 bogus signatures under the app's key id", self.post_body),
+            ("dict-keys", "GET /v1/me, 62 ;key components into a 256-member dictionary field", self.dictionary_keys),
+            ("dict-sf-8", "GET /v1/me, 8 signatures each covering a 256-member dictionary field (;sf)", self.dictionary_whole),
         ]
 
 

@@ -127,7 +127,7 @@ struct SignatureFields {
             if let repeated = parsed.repeatedKey {
                 throw .malformedField(field: name.rawName, detail: "the label \(repeated) appears twice")
             }
-            for (label, member) in parsed.members {
+            for (label, member) in parsed.entries {
                 guard labels.insert(label).inserted else {
                     throw .malformedField(field: name.rawName, detail: "the label \(label) appears twice")
                 }

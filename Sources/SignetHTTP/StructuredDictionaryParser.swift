@@ -48,8 +48,21 @@ struct StructuredDictionaryParser {
 
     /// A parsed dictionary.
     struct Parsed {
-        /// The members, as the library's parser returns them.
-        var members: OrderedMap<String, ItemOrInnerList>
+        /// The members in order, each key once (a repeated key's value replaced in place).
+        var entries: [(key: String, value: ItemOrInnerList)]
+        /// The members as the library's parser returns them. Built on each use, in time
+        /// quadratic in their number (the library's map searches on every insertion, unspecialised):
+        /// for the few members of a signature field; look members of a large field up through
+        /// ``lookup``.
+        var members: OrderedMap<String, ItemOrInnerList> {
+            var map = OrderedMap<String, ItemOrInnerList>()
+            for (key, value) in entries { map[key] = value }
+            return map
+        }
+        /// The members by key, for constant-time look-ups.
+        var lookup: [String: ItemOrInnerList] {
+            Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+        }
         /// The first top-level key that appeared more than once (its last value is the one kept).
         var repeatedKey: String?
         /// Whether some top-level key appeared more than once.
@@ -88,8 +101,8 @@ struct StructuredDictionaryParser {
     /// RFC 9651 §4.2 with §4.2.2: leading spaces, members separated by OWS "," OWS; the
     /// dictionary loop itself eats trailing OWS, so trailing tabs are accepted as well.
     private mutating func dictionary() throws(Failure) -> Parsed {
-        var members = OrderedMap<String, ItemOrInnerList>()
-        var keys = Set<String>()  // seen keys, checked here: a lookup in the library's map runs unspecialised and in linear time
+        var entries: [(key: String, value: ItemOrInnerList)] = []
+        var positions: [String: Int] = [:]  // not the library's map: its look-ups run unspecialised and in linear time
         var repeatedKey: String?
         skipSpaces()
         while index < bytes.count {
@@ -101,13 +114,14 @@ struct StructuredDictionaryParser {
             } else {
                 member = .item(Item(bareItem: .bool(true), parameters: try parameters()))
             }
-            if keys.contains(name) {
+            if let position = positions[name] {
                 if repeatedKey == nil { repeatedKey = name }
+                entries[position].value = member  // as the library: the value is replaced in place
             } else {
-                guard keys.count < limits.members else { throw .tooManyMembers }
-                keys.insert(name)
+                guard entries.count < limits.members else { throw .tooManyMembers }
+                positions[name] = entries.count
+                entries.append((name, member))
             }
-            members[name] = member  // as the library: the value is replaced in place
             skipOWS()
             guard index < bytes.count else { break }
             guard bytes[index] == UInt8(ascii: ",") else { throw .invalidDictionary }
@@ -115,7 +129,7 @@ struct StructuredDictionaryParser {
             skipOWS()
             guard index < bytes.count else { throw .invalidDictionary }  // a trailing comma
         }
-        return Parsed(members: members, repeatedKey: repeatedKey)
+        return Parsed(entries: entries, repeatedKey: repeatedKey)
     }
 
     private mutating func itemOrInnerList() throws(Failure) -> ItemOrInnerList {

@@ -146,4 +146,12 @@ struct StructuredDictionaryParserTests {
             #expect(error == .malformedField(field: "Signature-Input", detail: "the label sig1 appears twice"))
         }
     }
+
+    @Test("a dictionary serialised from its members is byte for byte what the library's serialiser writes", arguments: accepted)
+    func serialisationMatchesTheLibrary(value: String) throws {
+        let parsed = try StructuredDictionaryParser.parse(Array(value.utf8), limits: SignedMessage.componentFieldLimits)
+        var serializer = StructuredFieldValueSerializer()
+        let library = String(decoding: try serializer.writeDictionaryFieldValue(parsed.members), as: UTF8.self)
+        #expect(try SignedMessage.serialize(parsed.entries) == library, "\(value)")
+    }
 }
