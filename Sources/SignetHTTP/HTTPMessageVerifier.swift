@@ -108,9 +108,12 @@ public struct HTTPMessageVerifier: Sendable {
             digests = .some(computed)
             return computed
         }
+        // Fields parsed for one candidate's base serve the next: a field of 256 members that
+        // every signature covers is parsed and serialised once.
+        var parsed = ParsedDictionaries()
         for candidate in candidates.prefix(max(1, policy.maximumSignaturesChecked)) {
             do {
-                return try await check(candidate, message: message, hasBody: hasBody, bodyDigests: digestsOnce)
+                return try await check(candidate, message: message, hasBody: hasBody, parsed: &parsed, bodyDigests: digestsOnce)
             } catch {
                 firstError = firstError ?? error
             }
@@ -119,7 +122,8 @@ public struct HTTPMessageVerifier: Sendable {
     }
 
     private func check(
-        _ entry: SignatureFields.Entry, message: SignedMessage, hasBody: Bool, bodyDigests: () -> [ContentDigest.Algorithm: [UInt8]]?
+        _ entry: SignatureFields.Entry, message: SignedMessage, hasBody: Bool, parsed: inout ParsedDictionaries,
+        bodyDigests: () -> [ContentDigest.Algorithm: [UInt8]]?
     ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
         let input = try entry.input
         let signature = try entry.signature
@@ -171,7 +175,7 @@ public struct HTTPMessageVerifier: Sendable {
             let algorithm = try HTTPSignatureAlgorithms.parse(declared)
             guard algorithm == key.algorithm else { throw .algorithmMismatch(declared: declared, key: key.algorithm.rawValue) }
         }
-        try key.verify(signature, base: try input.signatureBaseBytes(for: message), label: entry.label)
+        try key.verify(signature, base: try input.signatureBaseBytes(for: message, parsed: &parsed), label: entry.label)
 
         if let contentDigestField {
             // Hashed only now, after the signature passed: nobody's made-up signature costs it.

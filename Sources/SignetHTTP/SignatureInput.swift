@@ -150,9 +150,15 @@ public struct SignatureInput: Sendable, Equatable {
 
     /// The signature base as the bytes that are signed, built without intermediate strings.
     func signatureBaseBytes(for message: SignedMessage) throws(HTTPSignatureError) -> [UInt8] {
+        var parsed = ParsedDictionaries()
+        return try signatureBaseBytes(for: message, parsed: &parsed)
+    }
+
+    /// The signature base, with the dictionary fields and structured fields already parsed for
+    /// another signature of the same message (`parsed`) reused, and those parsed here kept.
+    func signatureBaseBytes(for message: SignedMessage, parsed: inout ParsedDictionaries) throws(HTTPSignatureError) -> [UInt8] {
         var base: [UInt8] = []
         base.reserveCapacity(256)
-        var parsed = ParsedDictionaries()
         for component in components {
             component.appendIdentifier(to: &base)
             base.append(contentsOf: ": ".utf8)
