@@ -85,8 +85,8 @@ public struct PinnedHTTPSClient: Sendable {
                 }
                 .connect(host: host, port: port).get()
             let deadline = sink != nil ? nil : loop.scheduleTask(in: timeout) {
-                let verifying = outcome.presented.isEmpty == false && outcome.error == nil
-                let detail = verifying ? "no complete response within the timeout (the server's certificates may still have been under verification)" : "no complete response within the timeout"
+                let detail = outcome.verifying
+                    ? "no complete response within the timeout (the server's certificates were still being verified)" : "no complete response within the timeout"
                 outcome.cancelVerification()
                 promise.fail(X509Error.connectionFailed(host: authority, detail: detail))
                 channel.close(promise: nil)

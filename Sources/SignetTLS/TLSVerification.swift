@@ -8,7 +8,7 @@ import X509
 /// What a TLS handshake's verification decided, kept so a failed handshake can be reported
 /// with the precise reason (SwiftNIO SSL only says that verification failed).
 public final class TLSVerificationOutcome: Sendable {
-    private let state = Mutex<(error: X509Error?, presented: [Certificate], task: Task<Void, Never>?)>((nil, [], nil))
+    private let state = Mutex<(error: X509Error?, presented: [Certificate], task: Task<Void, Never>?, decided: Bool)>((nil, [], nil, false))
 
     /// An empty outcome.
     public init() {}
@@ -20,6 +20,11 @@ public final class TLSVerificationOutcome: Sendable {
 
     func record(presented: [Certificate]) { state.withLock { $0.presented = presented } }
     func attach(_ task: Task<Void, Never>) { state.withLock { $0.task = task } }
+    func recordDecided() { state.withLock { $0.decided = true } }
+
+    /// Whether the server's certificates were presented and their verification had not yet
+    /// decided (a deadline that passes then is the verification's, not the server's answer's).
+    public var verifying: Bool { state.withLock { !$0.presented.isEmpty && !$0.decided } }
 
     /// Stops a verification still running (the handshake or request timed out, or the
     /// connection closed): its work ends at the next certificate it would check.
@@ -60,12 +65,15 @@ public enum PinnedTLS {
                 do {
                     let chain = try await policy.evaluate(presented: presented, host: host, port: port)
                     let nioChain = try chain.map { try NIOSSLCertificate(bytes: try X509Files.derBytes(of: $0), format: .der) }
+                    outcome.recordDecided()
                     promise.succeed(.certificateVerified(VerificationMetadata(ValidatedCertificateChain(nioChain))))
                 } catch let error as X509Error {
                     outcome.record(error: error)
+                    outcome.recordDecided()
                     promise.succeed(.failed)
                 } catch {
                     outcome.record(error: X509Error.chainInvalid(subject: host, detail: "\(error)"))
+                    outcome.recordDecided()
                     promise.succeed(.failed)
                 }
             }
