@@ -167,4 +167,12 @@ extension StrictJSONTests {
         }
         return bytes
     }
+
+    @Test("JSONValue escapes DEL, C1 and bidi controls as \\u: the same value, safe on a terminal")
+    func displayStringsAreTerminalSafe() throws {
+        let value = JSONValue.object([JSONMember("la\u{202e}bel", .string("a\u{7f}b\u{9b}2J\u{1b}c\nd\"é"))])
+        let text = String(decoding: value.bytes(pretty: false), as: UTF8.self)
+        #expect(text == #"{"la\u202ebel":"a\u007fb\u009b2J\u001bc\nd\"é"}"#, "\(text)")
+        #expect(!text.unicodeScalars.contains { PrintableText.mustEscape($0) })
+    }
 }

@@ -128,6 +128,38 @@ public enum StrictJSON {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// ``appendString(_:to:lineFeedAsN:)`` with `lineFeedAsN`, and DEL, the C1 controls and the
+    /// invisible characters that reorder what a terminal shows (``PrintableText/mustEscape(_:)``)
+    /// written as `\uXXXX` too: the same JSON value, safe to print (what ``JSONValue`` writes).
+    public static func appendDisplayString(_ text: String, to out: inout [UInt8]) {
+        guard text.unicodeScalars.contains(where: { $0.value >= 0x7F && PrintableText.mustEscape($0) }) else {
+            appendString(text, to: &out, lineFeedAsN: true)
+            return
+        }
+        var plain = ""
+        var escaped: [UInt8] = []
+        func flush() {
+            guard !plain.isEmpty else { return }
+            var quoted: [UInt8] = []
+            appendString(plain, to: &quoted, lineFeedAsN: true)
+            escaped.append(contentsOf: quoted.dropFirst().dropLast())
+            plain = ""
+        }
+        for scalar in text.unicodeScalars {
+            if scalar.value >= 0x7F, PrintableText.mustEscape(scalar) {
+                flush()
+                escaped.append(contentsOf: Array("\\u".utf8))
+                for shift in stride(from: 12, through: 0, by: -4) { escaped.append(hexDigits[Int((scalar.value >> UInt32(shift)) & 0xF)]) }
+            } else {
+                plain.unicodeScalars.append(scalar)
+            }
+        }
+        flush()
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: escaped)
+        out.append(UInt8(ascii: "\""))
+    }
 }
 
 extension JSONValue {
@@ -154,7 +186,7 @@ extension JSONValue {
             for (position, member) in members.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
-                StrictJSON.appendString(member.name, to: &out, lineFeedAsN: true)
+                StrictJSON.appendDisplayString(member.name, to: &out)
                 out.append(UInt8(ascii: ":"))
                 if pretty { out.append(UInt8(ascii: " ")) }
                 member.value.write(to: &out, pretty: pretty, indent: indent + 1)
@@ -170,7 +202,7 @@ extension JSONValue {
             }
             if !elements.isEmpty { newline(indent) }
             out.append(UInt8(ascii: "]"))
-        case .string(let text): StrictJSON.appendString(text, to: &out, lineFeedAsN: true)
+        case .string(let text): StrictJSON.appendDisplayString(text, to: &out)
         case .number(let text): out.append(contentsOf: text.utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
         case .null: out.append(contentsOf: "null".utf8)
