@@ -23,45 +23,43 @@ struct ServerConcurrentSignInTests {
         try await keys.enrolApp(on: server)
         let api = try server.api
         let appSigner = keys.appSigner
-        do {
-            let accounts = (0..<6).map { "user\($0)@example.com" }
-            for email in accounts {
-                let registered = try await api.send(
-                    .post, "/v1/users", json: UserAPI.Registration(email: email, password: "correct horse battery", displayName: "User"),
-                    signer: appSigner)
-                try #require(registered.status == 201, "\(registered.text)")
-            }
-            // Six at a time, 60 in all: each is a session write.
-            let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
-                for worker in 0..<6 {
-                    group.addTask {
-                        var seen: [Int] = []
-                        for round in 0..<10 {
-                            let email = accounts[(worker + round) % accounts.count]
-                            let answer = try await api.send(
-                                .post, "/v1/sessions", json: UserAPI.SignIn(email: email, password: "correct horse battery"), signer: appSigner)
-                            seen.append(answer.status)
-                        }
-                        return seen
-                    }
-                }
-                var all: [Int] = []
-                for try await seen in group { all += seen }
-                return all
-            }
-            #expect(statuses.count == 60)
-            #expect(statuses.allSatisfy { [201, 429, 503].contains($0) }, "\(statuses)")
-            #expect(statuses.filter { $0 == 201 }.count >= 30, "too few sign-ins succeeded: \(statuses)")
-            // Signed requests are still answered, and a new sign-in works.
-            let trust = try await api.send(.get, "/v1/trust", signer: appSigner)
-            #expect(trust.status == 200, "\(trust.text)")
-            let late = try await api.send(
-                .post, "/v1/users", json: UserAPI.Registration(email: "late@example.com", password: "correct horse battery", displayName: "Late"),
+        let accounts = (0..<6).map { "user\($0)@example.com" }
+        for email in accounts {
+            let registered = try await api.send(
+                .post, "/v1/users", json: UserAPI.Registration(email: email, password: "correct horse battery", displayName: "User"),
                 signer: appSigner)
-            #expect(late.status == 201, "\(late.text)")
-            let session = try await api.send(
-                .post, "/v1/sessions", json: UserAPI.SignIn(email: "late@example.com", password: "correct horse battery"), signer: appSigner)
-            #expect(session.status == 201, "\(session.text)")
+            try #require(registered.status == 201, "\(registered.text)")
         }
+        // Six at a time, 60 in all: each is a session write.
+        let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for worker in 0..<6 {
+                group.addTask {
+                    var seen: [Int] = []
+                    for round in 0..<10 {
+                        let email = accounts[(worker + round) % accounts.count]
+                        let answer = try await api.send(
+                            .post, "/v1/sessions", json: UserAPI.SignIn(email: email, password: "correct horse battery"), signer: appSigner)
+                        seen.append(answer.status)
+                    }
+                    return seen
+                }
+            }
+            var all: [Int] = []
+            for try await seen in group { all += seen }
+            return all
+        }
+        #expect(statuses.count == 60)
+        #expect(statuses.allSatisfy { [201, 429, 503].contains($0) }, "\(statuses)")
+        #expect(statuses.filter { $0 == 201 }.count >= 30, "too few sign-ins succeeded: \(statuses)")
+        // Signed requests are still answered, and a new sign-in works.
+        let trust = try await api.send(.get, "/v1/trust", signer: appSigner)
+        #expect(trust.status == 200, "\(trust.text)")
+        let late = try await api.send(
+            .post, "/v1/users", json: UserAPI.Registration(email: "late@example.com", password: "correct horse battery", displayName: "Late"),
+            signer: appSigner)
+        #expect(late.status == 201, "\(late.text)")
+        let session = try await api.send(
+            .post, "/v1/sessions", json: UserAPI.SignIn(email: "late@example.com", password: "correct horse battery"), signer: appSigner)
+        #expect(session.status == 201, "\(session.text)")
     }
 }
