@@ -145,6 +145,8 @@ public struct BundleExtractor: Sendable {
 private final class FileWriterSink: EntrySink {
     let path: String
     let fd: Int32
+    /// Starts the disk writeback as the file is written, so that its `fsync` waits for the tail.
+    var pacer: WritebackPacer
     let file: BundleManifest.File
     let manifestDigest: String
 
@@ -155,12 +157,14 @@ private final class FileWriterSink: EntrySink {
         try BundleFiles.makeFolders(AtomicFile.parentFolder(of: path))
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw BundleFiles.error(path) }
+        pacer = WritebackPacer(fileDescriptor: fd)
     }
 
     deinit { close(fd) }
 
     func write(_ chunk: UnsafeRawBufferPointer) throws(BundleError) {
         try BundleFiles.writeAll(fd, chunk, path: path)
+        pacer.appended(chunk.count)
     }
 
     func finish() throws(BundleError) {

@@ -8,7 +8,8 @@ import Glibc
 /// Issue 29: a command stopped by SIGINT, SIGTERM or SIGHUP mid-write leaves nothing behind —
 /// above all no decrypted plaintext under a hidden temporary name — says what it removed, and
 /// exits with 128 + the signal's number. Real processes, fed through a pipe the test holds open
-/// so that each is caught in the middle of its output; every wait is a hang guard.
+/// so that each is caught in the middle of its output — or, for `bundle create` and `bundle
+/// extract`, which read files, frozen with SIGSTOP once they are; every wait is a hang guard.
 @Suite("signet: interrupted commands remove their partial output")
 struct InterruptCleanupTests {
     /// The temporary files `signet` writes beside `target` in `box`.
@@ -79,5 +80,146 @@ struct InterruptCleanupTests {
         #expect(status == 128 + SIGTERM, "\(stderr)")
         #expect(try Self.leftovers(of: "out.age", in: box).isEmpty)
         #expect(try box.readText("out.age") == "the old file\n", "the old file was replaced or torn")
+    }
+
+    // MARK: - Bundles: files read from disk, so the command is frozen mid-write to be caught there
+
+    /// How many runs may finish before they are caught mid-write (a hang guard's cousin: on a
+    /// machine fast enough to write the input between two polls, the test tries again).
+    static let attempts = 3
+
+    /// Whether a temporary file of `target` in `box` holds at least one byte and fewer than
+    /// `limit`: the command is writing it and is far from done.
+    static func partialOutput(of target: String, in box: Sandbox, below limit: Int) throws -> Bool {
+        try leftovers(of: target, in: box).contains { name in
+            let size = (try? FileManager.default.attributesOfItem(atPath: box.path(name))[.size] as? Int) ?? 0
+            return size > 0 && size < limit
+        }
+    }
+
+    /// The state letter (`R`, `S`, `D`, `T`…) of every thread of the process `pid`, from
+    /// /proc; empty where there is no /proc.
+    static func threadStates(of pid: Int32) -> [Character] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { task in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return nil }
+            return stat[end...].dropFirst(2).first
+        }
+    }
+
+    /// Starts signet with `arguments` in `box` (standard input empty) and polls `started` until
+    /// it says the command is in the middle of its output; then freezes it with SIGSTOP, asks
+    /// `started` again (a frozen process cannot finish behind the test's back), sends `signal`
+    /// and lets it go on with SIGCONT. Returns the exit status and standard error — or nil
+    /// when the command finished before it could be caught, for the caller to try again.
+    static func interruptMidWrite(
+        _ arguments: [String], in box: Sandbox, with signal: Int32, started: () throws -> Bool
+    ) async throws -> (status: Int32, stderr: String)? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SignetBinary.path)
+        process.arguments = arguments
+        process.currentDirectoryURL = box.folder
+        process.environment = SignetBinary.isolatedEnvironment(in: box.folder)
+        let errors = try box.write("stderr.txt", "")
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try process.run()
+        let pid = process.processIdentifier
+        defer { if process.isRunning { kill(pid, SIGKILL) } }
+        let deadline = TestTimeouts.deadline
+        var caught = false
+        while !caught, process.isRunning, ContinuousClock.now < deadline {
+            guard try started() else {
+                try await Task.sleep(for: .milliseconds(5))
+                continue
+            }
+            kill(pid, SIGSTOP)
+            // Every thread stopped (where /proc tells): the writer is among them.
+            while ContinuousClock.now < deadline, process.isRunning, threadStates(of: pid).contains(where: { $0 != "T" && $0 != "t" }) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            caught = try started()
+            if !caught { kill(pid, SIGCONT) }
+        }
+        if !caught {
+            while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try #require(!process.isRunning, "signet neither began writing nor finished: \((try? box.readText("stderr.txt")) ?? "")")
+            return nil
+        }
+        kill(pid, signal)
+        kill(pid, SIGCONT)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try #require(!process.isRunning, "signet did not stop on signal \(signal)")
+        return (process.terminationStatus, try box.readText("stderr.txt"))
+    }
+
+    @Test func bundleCreateLeavesNothingAndTheOldFileStands() async throws {
+        let box = try Sandbox()
+        try box.makeKey("k")
+        // 128 MiB that reads, hashes and writes like real data.
+        let size = 128 << 20
+        try box.shell("mkdir big && head -c \(size) /dev/urandom > big/big.bin")
+        let arguments = [
+            "bundle", "create", "-q", "--key", box.path("k"), "--name", "app", "--version", "1", "--force", "-o", box.path("out.bundle"),
+            box.path("big"),
+        ]
+        for _ in 0..<Self.attempts {
+            _ = try box.write("out.bundle", "the old file\n")
+            let stopped = try await Self.interruptMidWrite(arguments, in: box, with: SIGTERM) {
+                try Self.partialOutput(of: "out.bundle", in: box, below: size / 2)
+            }
+            guard let stopped else { continue }
+            #expect(stopped.status == 128 + SIGTERM, "\(stopped.stderr)")
+            #expect(stopped.stderr.contains("interrupted by SIGTERM") && stopped.stderr.contains("removed the partial output"), "\(stopped.stderr)")
+            #expect(try Self.leftovers(of: "out.bundle", in: box).isEmpty, "the partial bundle was left behind")
+            #expect(try box.readText("out.bundle") == "the old file\n", "the old file was replaced or torn")
+            return
+        }
+        Issue.record("signet bundle create finished \(Self.attempts) times before it could be caught mid-write")
+    }
+
+    @Test func bundleExtractLeavesNoStagingFolderAndTheOldTreeStands() async throws {
+        let box = try Sandbox()
+        try box.makeKey("k")
+        try box.trustInit("trust.json", keys: ["k"])
+        try box.makeTree("v1", ["a.txt": "version one\n", "sub/b.txt": "bravo\n"])
+        try box.createBundle("v1.bundle", keys: ["k"], version: 1, inputs: ["v1"])
+        let size = 128 << 20
+        try box.shell("mkdir v2 && head -c \(size) /dev/urandom > v2/big.bin")
+        try box.createBundle("v2.bundle", keys: ["k"], version: 2, inputs: ["v2"])
+        // The staging folders (`.dest.signet-XXXXXX`) and set-aside trees (`.dest.signet-old-…`) beside dest.
+        let staging = { try Self.leftovers(of: "dest", in: box) }
+        for attempt in 1...Self.attempts {
+            // An earlier extraction, with a state folder of its own each time (a finished run recorded version 2).
+            let state = "state\(attempt)"
+            try? FileManager.default.removeItem(atPath: box.path("dest"))
+            let first = try box.bundleExtract("v1.bundle", to: "dest", state: state)
+            try #require(first.status == 0, "\(first)")
+            let before = try box.snapshot(below: "dest")
+            let arguments = [
+                "bundle", "extract", "-q", "--trust", box.path("trust.json"), "--state", box.path(state), box.path("v2.bundle"), box.path("dest"),
+            ]
+            let stopped = try await Self.interruptMidWrite(arguments, in: box, with: SIGTERM) {
+                try staging().contains { folder in
+                    let written = (try? FileManager.default.attributesOfItem(atPath: box.path(folder + "/big.bin"))[.size] as? Int) ?? 0
+                    return written > 0 && written < size / 2
+                }
+            }
+            guard let stopped else { continue }
+            #expect(stopped.status == 128 + SIGTERM, "\(stopped.stderr)")
+            #expect(stopped.stderr.contains("interrupted by SIGTERM") && stopped.stderr.contains("removed the partial output"), "\(stopped.stderr)")
+            #expect(try staging().isEmpty, "a staging folder was left behind")
+            #expect(Sandbox.differences(before, try box.snapshot(below: "dest")).isEmpty, "the earlier extraction changed")
+            let checked = try box.bundleCheck("dest")
+            #expect(checked.status == 0, "the earlier extraction no longer checks: \(checked)")
+            // Nothing was recorded, and no lock is left: version 2 extracts now.
+            let again = try box.bundleExtract("v2.bundle", to: "dest", state: state)
+            #expect(again.status == 0, "\(again)")
+            return
+        }
+        Issue.record("signet bundle extract finished \(Self.attempts) times before it could be caught mid-write")
     }
 }

@@ -34,13 +34,13 @@ final class ServeProcess: Sendable {
     /// `--server URL --pin A --pin B`.
     var connectionArguments: [String] { ["--server", url] + pins.flatMap { ["--pin", $0.description] } }
 
-    /// Starts `signet serve --data data` (and `--database`, `extra`) in `folder`; with
-    /// `plainHTTP`, `--plain-http` (no TLS, no pins).
+    /// Starts `signet serve --data DATA --log-level LEVEL` (and `--database`, `extra`) in
+    /// `folder`, DATA being `data` inside it; with `plainHTTP`, `--plain-http` (no TLS, no pins).
     static func start(
         in folder: TemporaryFolder, database: String? = nil, extra: [String] = [], name: String = "serve", environment: [String: String] = [:],
-        plainHTTP: Bool = false
+        plainHTTP: Bool = false, data: String = "data", logLevel: String = "warning"
     ) async throws -> ServeProcess {
-        var arguments = ["serve", "--data", folder.file("data"), "--port", "0", "--scrypt-log-n", "14", "--log-level", "warning"]
+        var arguments = ["serve", "--data", folder.file(data), "--port", "0", "--scrypt-log-n", "14", "--log-level", logLevel]
         if plainHTTP { arguments.append("--plain-http") }
         if let database { arguments += ["--database", database] }
         arguments += extra

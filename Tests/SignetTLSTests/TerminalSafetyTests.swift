@@ -15,18 +15,6 @@ import Testing
 struct TerminalSafetyTests {
     static let hostileSubject = "/CN=ok\u{1b}]0;x\u{07}\r\nsignet: OK\u{202e}\u{9b}2J/O=a\u{7f}b"
 
-    /// The characters no output line may hold (other than the line feeds ending lines).
-    static func forbidden(in text: String) -> [String] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { line in
-            line.unicodeScalars.filter { $0 != "\t" && PrintableText.mustEscape($0) }.map { String(format: "U+%04X", $0.value) }
-        }
-    }
-
-    static func expectClean(_ result: RunResult, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let found = forbidden(in: result.out) + forbidden(in: result.stderr)
-        #expect(found.isEmpty, "\(what) printed \(found): \(result)", sourceLocation: sourceLocation)
-    }
-
     @Test func hostileCertificateOutputIsEscaped() async throws {
         let folder = try TemporaryFolder(prefix: "signet-terminal")
         let openssl = try #require(ProcessRunner.which("openssl"), "openssl is not installed (Scripts/test installs it)")
@@ -42,28 +30,28 @@ struct TerminalSafetyTests {
         let shown = try await signet(["cert", "show", "hostile.pem"])
         #expect(shown.status == 0, "\(shown)")
         #expect(shown.out.contains("\\u{1b}]0"), "the escape is shown, escaped: \(shown)")
-        Self.expectClean(shown, "cert show")
-        Self.expectClean(try await signet(["cert", "show", "--json", "hostile.pem"]), "cert show --json")
-        Self.expectClean(try await signet(["cert", "pin", "hostile.pem"]), "cert pin")
+        TerminalText.expectClean(shown, "cert show")
+        TerminalText.expectClean(try await signet(["cert", "show", "--json", "hostile.pem"]), "cert show --json")
+        TerminalText.expectClean(try await signet(["cert", "pin", "hostile.pem"]), "cert pin")
         let verified = try await signet(["cert", "verify", "--roots", "hostile.pem", "--purpose", "any", "hostile.pem"])
         #expect(verified.status == 0, "\(verified)")
-        Self.expectClean(verified, "cert verify (accepted)")
+        TerminalText.expectClean(verified, "cert verify (accepted)")
         let refused = try await signet(["cert", "verify", "--roots", "other.pem", "hostile.pem"])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.stderr.contains("\\u{1b}"), "the refusal names the subject, escaped: \(refused)")
-        Self.expectClean(refused, "cert verify (refused)")
-        Self.expectClean(try await signet(["cert", "verify", "--roots", "hostile.pem", "--hostname", "victim.test", "hostile.pem"]), "cert verify --hostname")
+        TerminalText.expectClean(refused, "cert verify (refused)")
+        TerminalText.expectClean(try await signet(["cert", "verify", "--roots", "hostile.pem", "--hostname", "victim.test", "hostile.pem"]), "cert verify --hostname")
 
         let server = try await OpenSSLServer.start(certificate: "hostile.pem", key: "hostile.key", in: folder)
         defer { server.stop() }
         let url = "https://127.0.0.1:\(server.port)/"
         let pinned = try await signet(["cert", "pin", url])
         #expect(pinned.status == 0, "\(pinned)")
-        Self.expectClean(pinned, "cert pin https://")
+        TerminalText.expectClean(pinned, "cert pin https://")
         try OpenSSLServerTests.writeClientKey(in: folder)
         let sent = try await OpenSSLServerTests.send(url, ["--roots", "other.pem"], in: folder)
         #expect(sent.status == 1, "\(sent)")
-        Self.expectClean(sent, "request send (refused)")
+        TerminalText.expectClean(sent, "request send (refused)")
     }
 
     @Test func hostileNamesAndCommentsAreEscaped() async throws {
@@ -75,7 +63,7 @@ struct TerminalSafetyTests {
         try folder.write("list.txt", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  \(name)\n")
         let checked = try await signet(["hash", "--check", "list.txt"])
         #expect(checked.status == 0, "\(checked)")
-        Self.expectClean(checked, "hash --check")
+        TerminalText.expectClean(checked, "hash --check")
         // A minisign signature whose trusted comment clears the screen.
         let made = try await signet(["minisign", "generate", "-W", "-p", "k.pub", "-s", "k.key"])
         try #require(made.status == 0, "\(made)")
@@ -85,6 +73,6 @@ struct TerminalSafetyTests {
         let verified = try await signet(["minisign", "verify", "-p", "k.pub", "-m", "data.bin"])
         #expect(verified.status == 0, "\(verified)")
         #expect(verified.out.contains("\\u{1b}[2J"), "\(verified)")
-        Self.expectClean(verified, "minisign verify")
+        TerminalText.expectClean(verified, "minisign verify")
     }
 }

@@ -1,4 +1,5 @@
 import CBundleSystem
+import SignetCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,6 +12,8 @@ import Darwin
 struct ZipWriter {
     private let fd: Int32
     private let path: String
+    /// Starts the disk writeback of what is written as it is written.
+    private var pacer: WritebackPacer
     private var offset: UInt64 = 0
     private var central = LittleEndianWriter()
     private var count: UInt64 = 0
@@ -19,6 +22,7 @@ struct ZipWriter {
     init(fd: Int32, path: String) {
         self.fd = fd
         self.path = path
+        pacer = WritebackPacer(fileDescriptor: fd)
     }
 
     /// Starts an entry of exactly `size` bytes.
@@ -46,6 +50,7 @@ struct ZipWriter {
             header.u64(size)
         }
         try BundleFiles.writeAll(fd, header.bytes, path: path)
+        pacer.appended(header.bytes.count)
         current = (nameBytes, size, offset, offset + 14, 0, crc32(0, nil, 0))
         offset += UInt64(header.bytes.count)
     }
@@ -54,12 +59,14 @@ struct ZipWriter {
     mutating func write(_ buffer: UnsafeRawBufferPointer) throws(BundleError) {
         try account(buffer.count)
         try BundleFiles.writeAll(fd, buffer, path: path)
+        pacer.appended(buffer.count)
         checksum(buffer)
     }
 
     private mutating func write(bytes: [UInt8]) throws(BundleError) {
         try account(bytes.count)
         try BundleFiles.writeAll(fd, bytes, path: path)
+        pacer.appended(bytes.count)
         bytes.withUnsafeBytes { checksum($0) }
     }
 
@@ -135,6 +142,7 @@ struct ZipWriter {
         let directoryOffset = offset
         let directorySize = UInt64(central.bytes.count)
         try BundleFiles.writeAll(fd, central.bytes, path: path)
+        pacer.appended(central.bytes.count)
         offset += directorySize
         var end = LittleEndianWriter()
         let needs64 = count >= 0xFFFF || directoryOffset >= 0xFFFF_FFFF || directorySize >= 0xFFFF_FFFF
@@ -164,6 +172,7 @@ struct ZipWriter {
         end.u32(needs64 ? 0xFFFF_FFFF : UInt32(directoryOffset))
         end.u16(0)
         try BundleFiles.writeAll(fd, end.bytes, path: path)
+        pacer.appended(end.bytes.count)
         offset += UInt64(end.bytes.count)
     }
 }

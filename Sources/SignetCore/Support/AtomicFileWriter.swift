@@ -25,11 +25,8 @@ public final class AtomicFileWriter {
     private var committed = false
     /// The temporary file's entry in ``TemporaryFiles`` (removed on a signal).
     private let registration: Int
-    /// Bytes appended through ``write(_:)``, and where the writeback last started
-    /// (``startWriteback()``).
-    private var written: Int64 = 0
-    private var writebackStarted: Int64 = 0
-    private var writebackWaited: Int64 = 0
+    /// Starts the writeback as content is appended through ``write(_:)`` or ``appended(_:)``.
+    private var pacer: WritebackPacer
 
     /// Creates the temporary file (`.NAME.signet-XXXXXX` beside `path`) with `permissions`.
     public init(path: String, permissions: AtomicFile.Permissions) throws(SignetCoreError) {
@@ -40,6 +37,7 @@ public final class AtomicFileWriter {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw FileInput.ioError(path: path, errno: errno) }
         fileDescriptor = fd
+        pacer = WritebackPacer(fileDescriptor: fd)
         temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         registration = TemporaryFiles.register(temporaryPath)
         guard fchmod(fd, permissions.mode) == 0 else {
@@ -57,23 +55,6 @@ public final class AtomicFileWriter {
         TemporaryFiles.unregister(registration)
     }
 
-    /// Linux's `sync_file_range(2)` (not in the Glibc module, which is built without
-    /// `_GNU_SOURCE`), looked up once; nil elsewhere.
-    private static let syncFileRange: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
-        #if os(Linux)
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
-        #else
-        return nil
-        #endif
-    }()
-    private static let rangeWaitBefore: UInt32 = 1
-    private static let rangeWrite: UInt32 = 2
-    private static let rangeWaitAfter: UInt32 = 4
-
-    /// How much is written between two starts of writeback (``startWriteback()``).
-    static let writebackWindow: Int64 = 8 << 20
-
     /// Appends `bytes` to the temporary file.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(SignetCoreError) {
         var written = 0
@@ -85,24 +66,13 @@ public final class AtomicFileWriter {
             }
             written += result
         }
-        self.written += Int64(bytes.count)
-        if self.written - writebackStarted >= Self.writebackWindow { startWriteback() }
+        pacer.appended(bytes.count)
     }
 
-    /// Starts writing what was appended since the last call to the disk, without waiting
-    /// (Linux's `sync_file_range`, as databases do), and waits for the window before that one:
-    /// the final `fsync` of ``commit(overwrite:)`` then waits for the tail only, instead of for
-    /// the whole file's writeback to start and end then, and dirty pages stay bounded. Only an
-    /// optimisation: the durability promise is the `fsync`'s.
-    private func startWriteback() {
-        if let syncRange = Self.syncFileRange {
-            _ = syncRange(fileDescriptor, writebackStarted, written - writebackStarted, Self.rangeWrite)
-            if writebackStarted > writebackWaited {
-                _ = syncRange(fileDescriptor, writebackWaited, writebackStarted - writebackWaited, Self.rangeWaitBefore | Self.rangeWrite | Self.rangeWaitAfter)
-                writebackWaited = writebackStarted
-            }
-        }
-        writebackStarted = written
+    /// Tells the writer that `count` bytes were appended through ``fileDescriptor`` by another
+    /// writer, so that their writeback starts as they are written (see ``WritebackPacer``).
+    package func appended(_ count: Int) {
+        pacer.appended(count)
     }
 
     /// Appends `bytes` to the temporary file.

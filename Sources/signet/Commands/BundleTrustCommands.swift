@@ -35,7 +35,7 @@ struct BundleInspect: AsyncParsableCommand {
             return
         }
         var lines = [
-            "bundle:    \(bundle) (NOT verified)",
+            "bundle:    \(PrintableText.terminalSafe(bundle)) (NOT verified)",
             "name:      \(PrintableText.terminalSafe(manifest.name))",
             "version:   \(manifest.version)",
             "created:   \(BundleDate.format(manifest.created))",

@@ -142,7 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let announcedPin { lines += "pin: \(announcedPin)\n" }
             if let backupPin { lines += "backup-pin: \(backupPin)\n" }
             lines += "response-key: \(responseKey)\n"
-            lines += "trust-root: \(folder.trustRootPath)\n"
+            lines += "trust-root: \(PrintableText.terminalSafe(folder.trustRootPath))\n"
             Console.write(lines)
         }
         logger.info("starting", metadata: ["database": "\(store.database.location)", "data": "\(folder.path)"])

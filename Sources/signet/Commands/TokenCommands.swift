@@ -180,7 +180,7 @@ struct TokenGenerate: AsyncParsableCommand {
             token: parsed, type: type, label: parsed.object ?? type.rawValue, id: parsed.id ?? [], pin: pin, policy: keyAccess.policy)
         let fingerprint = try key.requirePublicKey().fingerprint
         Console.write("\(key.uri)\n")
-        Console.writeError("generated \(type.rawValue) on token \(key.token.label): \(fingerprint)\n")
+        Console.writeError("generated \(type.rawValue) on token \(PrintableText.terminalSafe(key.token.label)): \(fingerprint)\n")
     }
 }
 

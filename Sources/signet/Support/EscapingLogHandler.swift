@@ -2,8 +2,9 @@ import Logging
 import SignetCore
 
 /// The server's log lines with every control character of their message and metadata escaped
-/// (`PrintableText.terminalSafe`): what a client sent (an e-mail, a header, a path) is logged,
-/// and must neither drive the terminal that shows the log nor forge a line of it.
+/// (`PrintableText.terminalSafe`): a log line may carry what came from outside — an operator's
+/// paths, a dependency's error, and whatever a client sent that a future line logs — which must
+/// neither drive the terminal that shows the log nor forge a line of it.
 struct EscapingLogHandler: LogHandler {
     var inner: any LogHandler
 
