@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SignetTLS", targets: ["SignetTLS"]),
         .library(name: "SignetAge", targets: ["SignetAge"]),
         .library(name: "SignetPKCS11", targets: ["SignetPKCS11"]),
+        .library(name: "SignetAPI", targets: ["SignetAPI"]),
         .library(name: "SignetServer", targets: ["SignetServer"]),
         .library(name: "SignetClient", targets: ["SignetClient"]),
         .executable(name: "signet", targets: ["signet"]),
@@ -158,12 +159,17 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The wire contract server and clients share: bodies, problem codes, operations.
+        .target(
+            name: "SignetAPI",
+            dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
         // The backend: apps allow-list, signed-request API, users and sessions, admin API, on
         // Hummingbird 2 with SQLite (embedded) or PostgreSQL (many nodes) through sql-kit.
         .target(
             name: "SignetServer",
             dependencies: [
-                "SignetCore", "SignetBundle", "SignetHTTP", "SignetHummingbird", "SignetVault", "SignetX509", "SignetTLS",
+                "SignetAPI", "SignetCore", "SignetBundle", "SignetHTTP", "SignetHummingbird", "SignetVault", "SignetX509",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -188,7 +194,7 @@ let package = Package(
         .target(
             name: "SignetClient",
             dependencies: [
-                "SignetCore", "SignetBundle", "SignetHTTP", "SignetTLS", "SignetX509", "SignetVault",
+                "SignetAPI", "SignetCore", "SignetBundle", "SignetHTTP", "SignetTLS", "SignetX509", "SignetVault",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -196,7 +202,7 @@ let package = Package(
         .executableTarget(
             name: "signet",
             dependencies: [
-                "SignetServer", "SignetClient",
+                "SignetAPI", "SignetServer", "SignetClient",
                 "SignetX509",
                 "SignetTLS",
                 "SignetCore",

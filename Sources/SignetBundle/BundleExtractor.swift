@@ -46,11 +46,14 @@ public struct BundleExtractor: Sendable {
                 try release.requireNoRollback(from: installed, floor: "installed in \(destination)")
             }
             try state.requireNoRollback(release)
-            var template = Array("\(parent)/.\(base).signet-XXXXXX".utf8CString)
-            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BundleFiles.error(parent) }
-            let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            // Removed on a signal too (the CLI's SignalCleanup), not only when this returns.
-            let registration = TemporaryFiles.register(temporary, isFolder: true)
+            // Made and registered in one step, removed on a signal too (the CLI's SignalCleanup),
+            // not only when this returns.
+            let (temporary, registration) = try TemporaryFiles.uninterrupted { () throws(BundleError) -> (String, Int) in
+                var template = Array("\(parent)/.\(base).signet-XXXXXX".utf8CString)
+                guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BundleFiles.error(parent) }
+                let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                return (temporary, TemporaryFiles.register(temporary, isFolder: true))
+            }
             var placed = false
             defer {
                 if !placed { BundleFiles.removeTree(temporary) }
@@ -62,7 +65,7 @@ public struct BundleExtractor: Sendable {
             try await opened.hashAll(progress: progress) { (file) throws(BundleError) in
                 try FileWriterSink(folder: temporary, file: file, manifestDigest: manifestDigest)
             }
-            try BundleFiles.makeFolders(temporary + "/" + BundlePath.reservedFolder)
+            try TemporaryFiles.uninterrupted { () throws(BundleError) in try BundleFiles.makeFolders(temporary + "/" + BundlePath.reservedFolder) }
             try Self.writeSmall(opened.manifestBytes, to: temporary + "/" + BundleLayout.manifestEntry)
             try Self.writeSmall(SignatureList.bytes(opened.signatures), to: temporary + "/" + BundleLayout.signaturesEntry)
             AtomicFile.syncFolder(temporary + "/" + BundlePath.reservedFolder)
@@ -107,8 +110,16 @@ public struct BundleExtractor: Sendable {
         return BundleRelease(manifest, manifestBytes: bytes)
     }
 
-    /// Renames the new tree into place; an old one is moved aside first and removed after.
+    /// Renames the new tree into place; an old one is moved aside first and removed after. A
+    /// signal's cleanup never runs between the two renames (``TemporaryFiles/uninterrupted(_:)``):
+    /// the destination is the old tree or the new one.
     private static func swap(_ temporary: String, into destination: String, replacing: Bool, parent: String, base: String) throws(BundleError) {
+        try TemporaryFiles.uninterrupted { () throws(BundleError) in
+            try swapNow(temporary, into: destination, replacing: replacing, parent: parent, base: base)
+        }
+    }
+
+    private static func swapNow(_ temporary: String, into destination: String, replacing: Bool, parent: String, base: String) throws(BundleError) {
         guard replacing else {
             guard rename(temporary, destination) == 0 else { throw BundleFiles.error(destination) }
             AtomicFile.syncFolder(parent)
@@ -132,7 +143,7 @@ public struct BundleExtractor: Sendable {
     }
 
     private static func writeSmall(_ bytes: [UInt8], to path: String) throws(BundleError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let fd = TemporaryFiles.uninterrupted { open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw BundleFiles.error(path) }
         defer { close(fd) }
         try BundleFiles.writeAll(fd, bytes, path: path)
@@ -154,8 +165,13 @@ private final class FileWriterSink: EntrySink {
         path = folder + "/" + file.path
         self.file = file
         self.manifestDigest = manifestDigest
-        try BundleFiles.makeFolders(AtomicFile.parentFolder(of: path))
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        // Made in one step that a signal's cleanup never splits: a file it has not seen is never
+        // created in the staging folder it removes.
+        let path = path
+        fd = try TemporaryFiles.uninterrupted { () throws(BundleError) -> Int32 in
+            try BundleFiles.makeFolders(AtomicFile.parentFolder(of: path))
+            return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        }
         guard fd >= 0 else { throw BundleFiles.error(path) }
         pacer = WritebackPacer(fileDescriptor: fd)
     }

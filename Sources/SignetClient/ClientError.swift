@@ -12,7 +12,8 @@ public enum ClientError: Error, Sendable, Equatable {
     /// The server refused the app's signature (401): the app's key is not enrolled, or the
     /// request was altered on the way.
     case signatureRefused(detail: String)
-    /// The app's key has been revoked (403).
+    /// The key that signed the request — the app's, or an ``AdminClient``'s admin key — has
+    /// been revoked (403, `server.revoked`).
     case revokedApp(detail: String)
     /// No user is signed in on this client.
     case notSignedIn
@@ -54,7 +55,7 @@ extension ClientError: SignetError {
         case .untrustedServer(let detail): return "the server is not trusted: \(detail)"
         case .unreachable(let detail): return "the server cannot be reached: \(detail)"
         case .signatureRefused(let detail): return "the server refused the app's signature: \(detail)"
-        case .revokedApp(let detail): return "the app's key is revoked: \(detail)"
+        case .revokedApp(let detail): return "the signing key is revoked: \(detail)"
         case .notSignedIn: return "no user is signed in"
         case .sessionEnded(let detail): return "the session has ended: \(detail)"
         case .wrongCredentials: return "wrong e-mail address or password"

@@ -1,12 +1,7 @@
-/// A user's profile as the server sends it.
-public struct UserProfile: Codable, Sendable, Equatable {
-    public var id: String
-    public var email: String
-    public var displayName: String
-    public var gravatarURL: String
-    public var createdAt: Int64
-    public var disabled: Bool
-}
+import SignetAPI
+
+/// A user's profile as the server sends it (SignetAPI's `UserAPI.Profile`).
+public typealias UserProfile = UserAPI.Profile
 
 /// Whether a user is signed in on this client: what ``SignetClient/authStates()`` reports.
 public enum AuthState: Sendable, Equatable {
@@ -25,15 +20,4 @@ public enum AuthState: Sendable, Equatable {
         /// or an admin, expired, or the account disabled.
         case sessionEnded
     }
-}
-
-struct SessionReply: Decodable {
-    var token: String
-    var expiresAt: Int64
-    var user: UserProfile
-}
-
-struct ProblemReply: Decodable {
-    var code: String
-    var detail: String
 }

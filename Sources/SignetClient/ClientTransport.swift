@@ -15,9 +15,15 @@ public protocol ClientTransport: Sendable {
     /// it arrives (the returned body is then empty); other responses come back whole. A
     /// transport without streaming may read the body first and hand it over (the default).
     func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8])
+
+    /// This transport giving each exchange `timeout` instead (a large upload); a transport
+    /// without its own timeout returns itself (the default).
+    func with(timeout: Duration) -> any ClientTransport
 }
 
 extension ClientTransport {
+    public func with(timeout: Duration) -> any ClientTransport { self }
+
     public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
         let (head, body) = try await send(request, body: nil)
         do {
@@ -39,6 +45,17 @@ public struct PinnedTransport: ClientTransport {
     /// A transport trusting servers by `trust`, giving each exchange `timeout` to complete.
     public init(trust: TLSTrustPolicy, timeout: Duration = .seconds(30)) {
         client = PinnedHTTPSClient(trust: trust, timeout: TimeAmount(timeout))
+    }
+
+    /// A transport sending through `client`.
+    public init(client: PinnedHTTPSClient) {
+        self.client = client
+    }
+
+    public func with(timeout: Duration) -> any ClientTransport {
+        var client = client
+        client.timeout = TimeAmount(timeout)
+        return PinnedTransport(client: client)
     }
 
     public func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import SignetAPI
 import SignetBundle
 import SignetCore
 import SignetHTTP
@@ -181,8 +182,7 @@ extension SignetClient {
         let start = current.version
         let (head, body) = try await send(.get, "/v1/trust?since=\(current.version)", json: Optional<String>.none)
         try check(head, body, expecting: 200)
-        struct Chain: Decodable { var roots: [String] }
-        let chain = try decode(Chain.self, body)
+        let chain = try decode(ResourceAPI.TrustChain.self, body)
         for text in chain.roots.prefix(1000) {
             let next: TrustRoot
             do {

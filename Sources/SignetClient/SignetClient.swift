@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+@_exported import SignetAPI
 import SignetCore
 import SignetHTTP
 
@@ -35,15 +36,21 @@ public actor SignetClient {
 
     /// A client of `configuration.server` over `transport`, keeping sessions in `sessions`.
     public init(configuration: ClientConfiguration, transport: any ClientTransport, sessions: any SessionStore) throws(ClientError) {
-        guard let url = URL(string: configuration.server), url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty,
-              url.path.isEmpty || url.path == "/", url.query == nil
-        else { throw .invalidConfiguration(detail: "\(configuration.server): the server must be an https URL with a host and no path") }
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
+        authority = try Self.authority(of: configuration.server)
         serverID = authority
         self.configuration = configuration
         self.transport = transport
         self.sessions = sessions
+    }
+
+    /// The authority (`host:port`) of `server`, which must be an https URL with a host and no
+    /// path.
+    static func authority(of server: String) throws(ClientError) -> String {
+        guard let url = URL(string: server), url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty,
+              url.path.isEmpty || url.path == "/", url.query == nil
+        else { throw .invalidConfiguration(detail: "\(server): the server must be an https URL with a host and no path, like https://127.0.0.1:8443") }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return url.port.map { "\(bracketed):\($0)" } ?? bracketed
     }
 
     // MARK: The sign-in state
@@ -100,8 +107,8 @@ public actor SignetClient {
     /// Registers a user; returns the profile.
     @discardableResult
     public func register(email: String, password: String, displayName: String) async throws(ClientError) -> UserProfile {
-        struct Body: Encodable { var email, password, displayName: String }
-        let (head, body) = try await send(.post, "/v1/users", json: Body(email: email, password: password, displayName: displayName))
+        let registration = UserAPI.Registration(email: email, password: password, displayName: displayName)
+        let (head, body) = try await send(.post, APIOperation.register.path, json: registration)
         try check(head, body, expecting: 201)
         return try decode(UserProfile.self, body)
     }
@@ -109,12 +116,11 @@ public actor SignetClient {
     /// Signs in: the token goes to the session store and the state to signed-in.
     @discardableResult
     public func signIn(email: String, password: String) async throws(ClientError) -> UserProfile {
-        struct Body: Encodable { var email, password: String }
         await restoreIfNeeded()
-        let (head, body) = try await send(.post, "/v1/sessions", json: Body(email: email, password: password))
-        if head.status.code == 401, Self.problem(body)?.code == "server.invalidCredentials" { throw .wrongCredentials }
+        let (head, body) = try await send(.post, APIOperation.signIn.path, json: UserAPI.SignIn(email: email, password: password))
+        if Self.problem(body, head)?.problemCode == .invalidCredentials { throw .wrongCredentials }
         try check(head, body, expecting: 201)
-        let reply = try decode(SessionReply.self, body)
+        let reply = try decode(UserAPI.Session.self, body)
         let saved = SavedSession(email: reply.user.email, token: reply.token)
         try await sessions.save(saved, server: serverID)
         session = saved
@@ -126,7 +132,7 @@ public actor SignetClient {
     /// ``ClientError/sessionEnded(detail:)`` (and the state signed-out) when the server no
     /// longer knows it.
     public func me() async throws(ClientError) -> UserProfile {
-        let (head, body) = try await sendWithSession(.get, "/v1/me")
+        let (head, body) = try await sendWithSession(.get, APIOperation.me.path)
         try check(head, body, expecting: 200)
         return try decode(UserProfile.self, body)
     }
@@ -140,7 +146,7 @@ public actor SignetClient {
         await restoreIfNeeded()
         guard let token = session?.token else { throw .notSignedIn }
         do {
-            let (head, body) = try await sendWithSession(.delete, "/v1/sessions/current")
+            let (head, body) = try await sendWithSession(.delete, APIOperation.signOut.path)
             try check(head, body, expecting: 204)
         } catch .sessionEnded {
             return
@@ -159,7 +165,7 @@ public actor SignetClient {
         let answer = try await send(method, path, json: Optional<String>.none, bearer: session.token)
         // Decided on the problem's code, which the server's signature covers, not on the
         // (unsigned) WWW-Authenticate header.
-        if answer.0.status.code == 401, let problem = Self.problem(answer.1), problem.code == "server.sessionEnded" {
+        if let problem = Self.problem(answer.1, answer.0), problem.problemCode == .sessionEnded {
             try await endSession(reason: .sessionEnded, token: session.token)
             throw .sessionEnded(detail: problem.detail)
         }
@@ -203,7 +209,7 @@ public actor SignetClient {
     /// target URI, body digest), and asks for a response signature when responses are checked.
     func sign(_ request: inout HTTPRequest, body: [UInt8]?, components: [SignatureComponent]? = nil) async throws(ClientError) {
         if configuration.serverKey != nil {
-            request.headerFields[.acceptSignature] = #"server=("@status" "@method";req "@target-uri";req "signature";req;key="sig1")"#
+            request.headerFields[.acceptSignature] = Self.acceptSignature
         }
         var components = components
         // The session token is covered whatever else is: a token swapped under the signature
@@ -220,6 +226,9 @@ public actor SignetClient {
             throw .invalidConfiguration(detail: "the app's key cannot sign: \(error)")
         }
     }
+
+    /// What a client asks the server to sign in its answers (`Accept-Signature`).
+    static let acceptSignature = #"server=("@status" "@method";req "@target-uri";req "signature";req;key="sig1")"#
 
     /// Checks the response's `server` signature: the status, the body's digest when there is
     /// a body, and the request it answers — its method, URL and its own signature, so an
@@ -247,19 +256,33 @@ public actor SignetClient {
         }
     }
 
+    /// Throws the error a refusal stands for, unless `head` has `status`.
     func check(_ head: HTTPResponse, _ body: [UInt8], expecting status: Int) throws(ClientError) {
         guard head.status.code != status else { return }
-        let problem = Self.problem(body)
+        throw Self.refusal(head, body)
+    }
+
+    /// The error a refusal stands for, decided on the problem document's code alone (never on
+    /// its detail, which is for people and may change).
+    static func refusal(_ head: HTTPResponse, _ body: [UInt8]) -> ClientError {
+        let problem = problem(body, head)
         let detail = problem?.detail ?? head.status.reasonPhrase
-        switch head.status.code {
-        case 401: throw .signatureRefused(detail: detail)
-        case 403 where detail.contains("has been revoked"): throw .revokedApp(detail: detail)
-        case 429: throw .rateLimited(retryAfter: head.headerFields[.retryAfter].flatMap { Int($0) } ?? 1)
-        default: throw .refused(status: head.status.code, code: problem?.code ?? "http.\(head.status.code)", detail: detail)
+        switch problem?.problemCode {
+        case .unauthorized?, .wrongAuthority?: return .signatureRefused(detail: detail)
+        case .revoked?: return .revokedApp(detail: detail)
+        case .sessionEnded?: return .sessionEnded(detail: detail)
+        case .invalidCredentials?: return .wrongCredentials
+        case .rateLimited?: return .rateLimited(retryAfter: head.headerFields[.retryAfter].flatMap { Int($0) } ?? 1)
+        case nil where head.status.code == 401: return .signatureRefused(detail: detail)
+        default: return .refused(status: head.status.code, code: problem?.code ?? "http.\(head.status.code)", detail: detail)
         }
     }
 
-    static func problem(_ body: [UInt8]) -> ProblemReply? { try? JSONDecoder().decode(ProblemReply.self, from: Data(body)) }
+    /// The problem document of a refusal (`head` is not a success), nil when the body is none.
+    static func problem(_ body: [UInt8], _ head: HTTPResponse) -> ProblemDocument? {
+        guard head.status.code >= 400 else { return nil }
+        return try? JSONDecoder().decode(ProblemDocument.self, from: Data(body))
+    }
 
     func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(ClientError) -> T {
         do {

@@ -1,3 +1,4 @@
+import SignetAPI
 import Foundation
 import SignetBundle
 import SignetCore

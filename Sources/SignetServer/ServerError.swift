@@ -1,11 +1,12 @@
 import HTTPTypes
+import SignetAPI
 import SignetCore
 
 /// Every error `SignetServer` gives a client or an operator.
 ///
-/// Each case maps to one HTTP status and one stable problem `type`
-/// (`https://signet.dev/problems/server.<code>`, RFC 9457; codes as `SignetError` gives them); its message names what the client sent
-/// and never echoes secrets, SQL or internals.
+/// Each case a client can be answered with maps to one ``ProblemCode`` (SignetAPI): its status
+/// and its stable problem `type` (`https://signet.dev/problems/server.<code>`, RFC 9457). Its
+/// message names what the client sent and never echoes secrets, SQL or internals.
 public enum ServerError: Error, Sendable, Equatable {
     /// The request body or a field is not what the endpoint takes (400).
     case badRequest(detail: String)
@@ -19,9 +20,11 @@ public enum ServerError: Error, Sendable, Equatable {
     /// The e-mail address or password of a sign-in is wrong (401); unknown addresses get the
     /// same answer.
     case invalidCredentials
-    /// The caller is known but may not do this: a revoked app, a non-admin key, a disabled
-    /// account (403).
+    /// The caller is known but may not do this: a key of the wrong role, a disabled account
+    /// (403).
     case forbidden(detail: String)
+    /// The app or admin key that signed the request has been revoked (403).
+    case revoked(detail: String)
     /// Nothing exists under that name (404).
     case notFound(what: String)
     /// The name or e-mail address is already taken (409).
@@ -49,9 +52,6 @@ public enum ServerError: Error, Sendable, Equatable {
     case unavailable(detail: String)
     /// The server's own configuration or data folder cannot be used (start-up only).
     case configuration(detail: String)
-    /// A server refused a client's request: its status and the problem document's code and
-    /// detail (what ``AdminClient`` throws for a 4xx or 5xx answer).
-    case remote(status: Int, code: String, detail: String)
 }
 
 extension ServerError: SignetError {
@@ -59,7 +59,8 @@ extension ServerError: SignetError {
     /// temporary: its detail is for the log).
     public var description: String {
         switch self {
-        case .badRequest(let detail), .unauthorized(let detail), .forbidden(let detail), .conflict(let detail), .sessionEnded(let detail):
+        case .badRequest(let detail), .unauthorized(let detail), .forbidden(let detail), .revoked(let detail), .conflict(let detail),
+             .sessionEnded(let detail):
             return detail
         case .invalidCredentials: return "wrong e-mail address or password"
         case .notFound(let what): return "\(what) does not exist"
@@ -74,7 +75,6 @@ extension ServerError: SignetError {
         case .overloaded(let retryAfter): return "the server is busy; retry in \(retryAfter) s"
         case .unavailable: return "the server cannot answer this now; retry later"
         case .configuration(let detail): return detail
-        case .remote(let status, let code, let detail): return "the server answered \(status) (\(code)): \(detail)"
         }
     }
 
@@ -89,13 +89,21 @@ extension ServerError: SignetError {
 
     public static let codeDomain = "server"
 
+    /// The code: the problem code's name, or `configuration`, which is never sent.
     public var code: SignetErrorCode<ServerError> {
+        SignetErrorCode(problemCode?.rawValue ?? "configuration")
+    }
+
+    /// The problem code a client is answered with; nil for ``configuration(detail:)``, which
+    /// is never sent.
+    public var problemCode: ProblemCode? {
         switch self {
         case .badRequest: return .badRequest
         case .unauthorized: return .unauthorized
         case .sessionEnded: return .sessionEnded
         case .invalidCredentials: return .invalidCredentials
         case .forbidden: return .forbidden
+        case .revoked: return .revoked
         case .notFound: return .notFound
         case .conflict: return .conflict
         case .payloadTooLarge: return .payloadTooLarge
@@ -107,51 +115,12 @@ extension ServerError: SignetError {
         case .requestTimeout: return .requestTimeout
         case .overloaded: return .overloaded
         case .unavailable: return .unavailable
-        case .configuration: return .configuration
-        case .remote: return .remote
+        case .configuration: return nil
         }
     }
 
     /// The HTTP status the error is answered with.
     public var status: HTTPResponse.Status {
-        switch self {
-        case .badRequest: return .badRequest
-        case .unauthorized, .invalidCredentials, .sessionEnded: return .unauthorized
-        case .forbidden: return .forbidden
-        case .notFound: return .notFound
-        case .conflict: return .conflict
-        case .payloadTooLarge: return .contentTooLarge
-        case .unsupportedMediaType: return .unsupportedMediaType
-        case .unprocessable: return .unprocessableContent
-        case .rangeNotSatisfiable: return .rangeNotSatisfiable
-        case .rateLimited: return .tooManyRequests
-        case .wrongAuthority: return .unauthorized
-        case .requestTimeout: return .requestTimeout
-        case .overloaded: return .serviceUnavailable
-        case .unavailable, .configuration: return .serviceUnavailable
-        case .remote(let status, _, _): return HTTPResponse.Status(code: status)
-        }
+        HTTPResponse.Status(code: (problemCode ?? .unavailable).status)
     }
-}
-
-/// The stable codes of ``ServerError``, one per case; the problem document's `type` ends in it.
-extension SignetErrorCode where Owner == ServerError {
-    public static let badRequest = Self("badRequest")
-    public static let unauthorized = Self("unauthorized")
-    public static let invalidCredentials = Self("invalidCredentials")
-    public static let sessionEnded = Self("sessionEnded")
-    public static let forbidden = Self("forbidden")
-    public static let notFound = Self("notFound")
-    public static let conflict = Self("conflict")
-    public static let payloadTooLarge = Self("payloadTooLarge")
-    public static let unsupportedMediaType = Self("unsupportedMediaType")
-    public static let unprocessable = Self("unprocessable")
-    public static let rangeNotSatisfiable = Self("rangeNotSatisfiable")
-    public static let rateLimited = Self("rateLimited")
-    public static let wrongAuthority = Self("wrongAuthority")
-    public static let requestTimeout = Self("requestTimeout")
-    public static let overloaded = Self("overloaded")
-    public static let unavailable = Self("unavailable")
-    public static let configuration = Self("configuration")
-    public static let remote = Self("remote")
 }

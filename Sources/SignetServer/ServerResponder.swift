@@ -1,3 +1,4 @@
+import SignetAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -85,16 +86,20 @@ public struct ServerResponder: Sendable {
         case .requestTimeout: fields[.connection] = "close"
         default: break
         }
-        return await problem(status: error.status, code: error.codeName, detail: error.description, for: request, headers: fields)
+        // Only errors with a problem code reach a client; the others answer as unavailable,
+        // without their detail.
+        guard let code = error.problemCode else {
+            return await problem(.unavailable(detail: error.description), for: request, headers: headers)
+        }
+        return await problem(code: code, detail: error.description, for: request, headers: fields)
     }
 
-    /// A problem document with the given status, code and detail.
-    func problem(status: HTTPResponse.Status, code: String, detail: String, for request: Request, headers: HTTPFields) async -> Response {
-        let document = ProblemDocument(
-            type: "https://signet.dev/problems/\(code)", title: status.reasonPhrase, status: status.code, detail: detail,
-            code: code, instance: request.uri.path)
+    /// A problem document with the given code and detail, answered with the code's status.
+    func problem(code: ProblemCode, detail: String, for request: Request, headers: HTTPFields) async -> Response {
+        let status = HTTPResponse.Status(code: code.status)
+        let document = ProblemDocument(code: code, title: status.reasonPhrase, detail: detail, instance: request.uri.path)
         var fields = headers
-        fields[.contentType] = "application/problem+json"
+        fields[.contentType] = ProblemDocument.mediaType
         let body = (try? Self.encoder.encode(document)).map(Array.init) ?? []
         do {
             return try await response(status: status, fields: fields, body: body, for: request)
@@ -134,15 +139,4 @@ public struct ServerResponder: Sendable {
         if let publicAuthority { answered.authority = publicAuthority }
         try await signer.sign(&head, body: body, answering: answered)
     }
-}
-
-/// An RFC 9457 problem document; `code` repeats the stable error code for clients that do not
-/// parse `type`.
-public struct ProblemDocument: Codable, Sendable, Equatable {
-    public var type: String
-    public var title: String
-    public var status: Int
-    public var detail: String
-    public var code: String
-    public var instance: String?
 }

@@ -1,3 +1,4 @@
+import SignetAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -5,28 +6,6 @@ import NIOCore
 import SignetBundle
 import SignetCore
 import SignetHTTP
-
-/// The wire types of the resource and trust endpoints.
-public enum ResourceAPI {
-    /// `GET /v1/admin/resources`: every published version.
-    public struct List: Codable, Sendable {
-        public var items: [ResourceRecord]
-        public init(items: [ResourceRecord]) { self.items = items }
-    }
-
-    /// `GET /v1/trust`: the trust roots after the version asked for, oldest first, each the
-    /// text of its file (canonical JSON, `docs/formats/bundle.md`).
-    public struct TrustChain: Codable, Sendable {
-        public var roots: [String]
-        public init(roots: [String]) { self.roots = roots }
-    }
-
-    /// The media types a resource is published as and served in.
-    public static let tarType = "application/x-tar"
-    public static let bundleType = "application/zip"
-    /// The field naming the version a resource answer carries.
-    public static let versionField = HTTPField.Name("Signet-Resource-Version")!
-}
 
 extension ServerRoutes {
     /// `POST /v1/admin/resources/{name}` (on `root`: its body is streamed, not collected),
@@ -80,7 +59,7 @@ extension ServerRoutes {
             }
             try await store.rotateTrustRoot(to: next)
             context.logger.notice("trust root rotated", metadata: ["version": "\(next.version)", "by": "\(admin.name)"])
-            return try await responder.json(["version": next.version], status: .created, for: request)
+            return try await responder.json(ResourceAPI.TrustRotated(version: next.version), status: .created, for: request)
         }
     }
 

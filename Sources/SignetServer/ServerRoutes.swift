@@ -4,6 +4,7 @@ import HummingbirdAuth
 import Logging
 import NIOCore
 import NIOHTTP1
+import SignetAPI
 import SignetBundle
 import SignetCore
 import SignetHTTP
@@ -81,7 +82,7 @@ struct ServerRoutes: Sendable {
             throw .unauthorized(detail: "unknown keyid \"\(verified.keyID.prefix(80))\"")
         }
         guard !principal.isRevoked else {
-            throw .forbidden(detail: "the \(principal.role.rawValue) \(principal.name) has been revoked")
+            throw .revoked(detail: "the \(principal.role.rawValue) \(principal.name) has been revoked")
         }
         return principal
     }
@@ -110,7 +111,7 @@ struct ProblemMiddleware: RouterMiddleware {
                 context.logger.error("unavailable", metadata: ["detail": "\(detail)"])
             }
             // RFC 6750: a missing or ended session is a Bearer challenge.
-            let headers: HTTPFields = error.code == .sessionEnded ? [.wwwAuthenticate: "Bearer"] : [:]
+            let headers: HTTPFields = error.problemCode == .sessionEnded ? [.wwwAuthenticate: "Bearer"] : [:]
             response = await responder.problem(error, for: request, headers: headers)
         } catch is NIOTooManyBytesError {
             response = await responder.problem(.payloadTooLarge(limit: limit), for: request)
@@ -121,8 +122,10 @@ struct ProblemMiddleware: RouterMiddleware {
             // the connection cannot carry another request.
             response = await responder.problem(.badRequest(detail: "the request is not valid HTTP/1.1 (\(error))"), for: request, headers: [.connection: "close"])
         } catch let error as HTTPError {
+            let code = Self.code(for: error.status)
+            if code == .unavailable { context.logger.error("unavailable", metadata: ["detail": "\(error)"]) }
             response = await responder.problem(
-                status: error.status, code: Self.code(for: error.status), detail: error.body ?? error.status.reasonPhrase,
+                code: code, detail: code == .unavailable ? ServerError.unavailable(detail: "").description : error.body ?? error.status.reasonPhrase,
                 for: request, headers: error.headers)
         } catch is CancellationError {
             // The server is stopping and this request's task was cancelled: nothing failed.
@@ -157,20 +160,20 @@ struct ProblemMiddleware: RouterMiddleware {
         return Int(length).map { (0...drainedBodyLimit).contains($0) } ?? false
     }
 
-    /// The code of a status Hummingbird answered with (Hummingbird never answers 405).
-    static func code(for status: HTTPResponse.Status) -> String {
-        let code: SignetErrorCode<ServerError>
+    /// The code of a status Hummingbird answered with (Hummingbird never answers 405); a 5xx
+    /// is answered as ``ProblemCode/unavailable`` (503), never as a 500.
+    static func code(for status: HTTPResponse.Status) -> ProblemCode {
         switch status.code {
-        case 401: code = .unauthorized
-        case 403: code = .forbidden
-        case 404: code = .notFound
-        case 413: code = .payloadTooLarge
-        case 415: code = .unsupportedMediaType
-        case 429: code = .rateLimited
-        case 500...: code = .unavailable
-        default: code = .badRequest
+        case 401: return .unauthorized
+        case 403: return .forbidden
+        case 404: return .notFound
+        case 408: return .requestTimeout
+        case 413: return .payloadTooLarge
+        case 415: return .unsupportedMediaType
+        case 429: return .rateLimited
+        case 500...: return .unavailable
+        default: return .badRequest
         }
-        return code.description
     }
 }
 

@@ -1,29 +1,9 @@
+import SignetAPI
 import Foundation
 import NIOCore
 import SQLKit
 import SignetBundle
 import SignetCore
-
-/// A published version of a resource: a signed bundle kept in the database.
-public struct ResourceRecord: Sendable, Equatable, Codable {
-    public var name: String
-    public var version: Int64
-    /// The bundle's size in bytes and its SHA-256 (hex), which is also its entity tag.
-    public var size: Int64
-    public var sha256: String
-    /// The SHA-256 of its manifest (hex).
-    public var manifestSHA256: String
-    /// When the manifest says it expires (Unix seconds), nil for never.
-    public var expiresAt: Int64?
-    /// `server` (built and signed by the server) or `offline` (uploaded signed).
-    public var signedBy: String
-    /// The admin who published it, and when (Unix seconds).
-    public var publishedBy: String
-    public var publishedAt: Int64
-
-    /// The strong entity tag: the bundle's digest, quoted.
-    public var etag: String { "\"\(sha256)\"" }
-}
 
 extension ServerStore {
     /// Bundles are stored in rows of this many bytes, so that serving one (or a range of one)

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import SQLKit
+import SignetAPI
 import SignetCore
 
 /// The server's data, over a ``ServerDatabase``: apps and admins, users, sessions, the nonce
@@ -50,13 +51,8 @@ public struct ServerStore: Sendable {
 
 /// An enrolled app or admin key.
 public struct Principal: Sendable, Equatable {
-    /// What the key may do.
-    public enum Role: String, Sendable, CaseIterable {
-        /// Signs the API requests of an app.
-        case app
-        /// Signs requests to the admin API.
-        case admin
-    }
+    /// What the key may do (SignetAPI's `AdminAPI.Role`).
+    public typealias Role = AdminAPI.Role
 
     /// The RFC 9421 `keyid`: the public key's fingerprint, or the name of an HMAC app.
     public var keyID: String

@@ -1,3 +1,5 @@
+@_exported import SignetAPI
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -53,6 +55,12 @@ public struct SignetServer: Sendable {
         tlsConfiguration = try tls.map { identity throws(ServerError) in try Self.tlsConfiguration(identity) }
     }
 
+    /// Every route the server serves, as method and OpenAPI path (`/v1/admin/apps/{name}`):
+    /// what the suite holds against SignetAPI's operations and the OpenAPI document.
+    package var servedRoutes: [(method: HTTPRequest.Method, path: String)] {
+        routes.router().routes.map { ($0.method, $0.path.description) }
+    }
+
     static func tlsConfiguration(_ identity: TLSIdentity) throws(ServerError) -> TLSConfiguration {
         do {
             let chain = try identity.certificateChain.map { certificate in
@@ -90,7 +98,8 @@ public struct SignetServer: Sendable {
         let table = ConnectionTable(maximumPerAddress: limits.maximumConnectionsPerAddress, maximumTotal: limits.maximumConnections)
         let http = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
-                RequestDeadlineHandler(bodyReadTimeout: limits.bodyReadTimeout, writeTimeout: limits.writeTimeout, table: table)
+                HeadRefusalHandler(limits: limits),
+                RequestDeadlineHandler(bodyReadTimeout: limits.bodyReadTimeout, writeTimeout: limits.writeTimeout, table: table),
             ],
             idleTimeout: TimeAmount(limits.idleTimeout),
             httpDecoderConfiguration: .init(

@@ -168,8 +168,10 @@ struct InterruptCleanupTests {
         ]
         for _ in 0..<Self.attempts {
             _ = try box.write("out.bundle", "the old file\n")
+            // Caught any time its temporary file exists: mid-write, or written and not yet in place
+            // (a busy machine may not show it mid-write; the cleanup promise is the same).
             let stopped = try await Self.interruptMidWrite(arguments, in: box, with: SIGTERM) {
-                try Self.partialOutput(of: "out.bundle", in: box, below: size / 2)
+                try !Self.leftovers(of: "out.bundle", in: box).isEmpty
             }
             guard let stopped else { continue }
             #expect(stopped.status == 128 + SIGTERM, "\(stopped.stderr)")
@@ -202,12 +204,8 @@ struct InterruptCleanupTests {
             let arguments = [
                 "bundle", "extract", "-q", "--trust", box.path("trust.json"), "--state", box.path(state), box.path("v2.bundle"), box.path("dest"),
             ]
-            let stopped = try await Self.interruptMidWrite(arguments, in: box, with: SIGTERM) {
-                try staging().contains { folder in
-                    let written = (try? FileManager.default.attributesOfItem(atPath: box.path(folder + "/big.bin"))[.size] as? Int) ?? 0
-                    return written > 0 && written < size / 2
-                }
-            }
+            // Caught any time its staging folder exists (mid-write, or staged and not yet swapped in).
+            let stopped = try await Self.interruptMidWrite(arguments, in: box, with: SIGTERM) { try !staging().isEmpty }
             guard let stopped else { continue }
             #expect(stopped.status == 128 + SIGTERM, "\(stopped.stderr)")
             #expect(stopped.stderr.contains("interrupted by SIGTERM") && stopped.stderr.contains("removed the partial output"), "\(stopped.stderr)")

@@ -21,7 +21,7 @@ import Testing
         #expect(enrolled.status == 0, "\(enrolled)")
         #expect(enrolled.stderr.contains("vault:signet-app/phone"))
         try folder.write("phone.pub", enrolled.stdout)
-        let added = try await signet(["server", "app", "add", "phone", "--key", folder.file("phone.pub")] + server.connectionArguments + ["--admin-key", keys.adminPath])
+        let added = try await signet(["server", "app", "add", "phone", "--key", folder.file("phone.pub")] + server.adminArguments + ["--admin-key", keys.adminPath])
         #expect(added.status == 0, "\(added)")
 
         let connection = server.connectionArguments + ["--app-key", "vault:signet-app/phone", "--server-key", folder.file("data/response-key.pem")]

@@ -15,7 +15,7 @@ import Testing
         defer { _ = server.process.stop() }
         try await keys.enrolApp(on: server)
         #expect(folder.exists("data/trust.json"), "serve writes the trust root apps ship")
-        let admin = server.connectionArguments + ["--admin-key", keys.adminPath]
+        let admin = server.adminArguments + ["--admin-key", keys.adminPath]
         let app = server.connectionArguments + ["--app-key", keys.appPath, "--server-key", folder.file("data/response-key.pem")]
         let fetch = ["client", "fetch", "config", folder.file("dest"), "--trust", folder.file("data/trust.json"), "--state", folder.file("state")] + app
         func signet(_ arguments: [String], environment: [String: String] = [:]) async throws -> RunResult {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import SignetCore
 import SignetHTTP
+import SignetClient
 import SignetServer
 import SignetTLS
 import SignetTestSupport
@@ -29,7 +30,7 @@ import Testing
             let tar = try ResourceFixtures.tar(["payload.bin": payload], in: folder, name: "site")
             let wal = folder.file("data/signet.sqlite-wal")
             let server = try await ServeProcess.start(in: folder)
-            let admin = try AdminClient(server: server.url, signer: keys.adminSigner, transport: try server.api.transport)
+            let admin = try server.adminClient(signer: keys.adminSigner)
             // A thread of its own polls the log every 0.2 ms and kills at once: the transaction
             // writes 48 MiB in about 150 ms, too short a window for a task's sleep.
             let killer = WALKiller(wal: wal, threshold: Self.size(wal) + (1 << 20), pid: server.process.process.processIdentifier)
@@ -66,7 +67,7 @@ import Testing
         let api = try server.api
         let missing = try await api.send(.get, "/v1/resources/big", signer: keys.appSigner)
         #expect(missing.status == 404, "\(missing.text)")
-        let admin = try AdminClient(server: server.url, signer: keys.adminSigner, transport: api.transport)
+        let admin = try server.adminClient(signer: keys.adminSigner, api: api)
         let (record, created) = try await admin.publish(name: "big", upload: tar)
         #expect(created && record.version == 1)
         var bigTransport = api.transport

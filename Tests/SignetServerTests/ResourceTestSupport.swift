@@ -75,14 +75,14 @@ enum ResourceFixtures {
         return try TrustRoot(version: version, threshold: threshold, keys: trusted, signatures: signatures)
     }
 
-    /// Runs `body`, which must fail with the server's refusal (`ServerError.remote`) of
+    /// Runs `body`, which must fail with the server's refusal (`ClientError.refused`) of
     /// `status` and `code`, its detail mentioning `fragment`.
     static func expectRefusal(
         status: Int, code: String, mentioning fragment: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
         _ body: () async throws -> Void
     ) async throws {
-        let error = try await thrownAsync(ServerError.self, sourceLocation: sourceLocation) { try await body() }
-        guard case .remote(let gotStatus, let gotCode, let detail) = error else {
+        let error = try await thrownAsync(ClientError.self, sourceLocation: sourceLocation) { try await body() }
+        guard case .refused(let gotStatus, let gotCode, let detail) = error else {
             Issue.record("not the server's refusal: \(error)", sourceLocation: sourceLocation)
             return
         }
@@ -150,7 +150,10 @@ enum ResourceFixtures {
 
     // MARK: Clients
 
-    static func pinned(_ server: TestServer) -> PinnedTransport { PinnedTransport(trust: server.api.transport.trust, timeout: TestTimeouts.hangGuard) }
+    /// Pinned TLS to `server`, every answer held to the wire contract (``ResponseContract``).
+    static func pinned(_ server: TestServer) -> any ClientTransport {
+        ContractCheckingTransport(inner: PinnedTransport(trust: server.api.transport.trust, timeout: TestTimeouts.hangGuard))
+    }
 
     /// A client of `server` that can fetch resources: it ships `trustRoot` (the server's seeded
     /// root by default), keeps its state in `server.folder/state`, and checks response
@@ -238,7 +241,7 @@ enum ResourceFixtures {
 
     /// Streams downloads over pinned TLS through a ``CuttingSink``.
     struct CuttingTransport: ClientTransport {
-        let inner: PinnedTransport
+        let inner: any ClientTransport
         let limit: Int
 
         func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
@@ -252,10 +255,10 @@ enum ResourceFixtures {
 
     /// Pinned TLS, streaming, with every request and the status it got recorded.
     final class RecordingTransport: ClientTransport {
-        let inner: PinnedTransport
+        let inner: any ClientTransport
         let log = Mutex<[(request: HTTPRequest, status: Int)]>([])
 
-        init(inner: PinnedTransport) { self.inner = inner }
+        init(inner: any ClientTransport) { self.inner = inner }
 
         var exchanges: [(request: HTTPRequest, status: Int)] { log.withLock { $0 } }
 

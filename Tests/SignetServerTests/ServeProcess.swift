@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import SignetCore
 import SignetHTTP
+import SignetClient
 import SignetServer
 import SignetTLS
 import SignetTestSupport
@@ -19,9 +20,15 @@ final class ServeProcess: Sendable {
     let responseKey: String
     /// The folder it runs in, kept as long as the server is.
     let folder: TemporaryFolder
+    /// Its data folder's response key file (`DATA/response-key.pem`).
+    let responseKeyPath: String
 
-    private init(process: BackgroundProcess, port: Int, scheme: String, pins: [KeyFingerprint], responseKey: String, folder: TemporaryFolder) {
+    private init(
+        process: BackgroundProcess, port: Int, scheme: String, pins: [KeyFingerprint], responseKey: String, folder: TemporaryFolder,
+        responseKeyPath: String
+    ) {
         self.folder = folder
+        self.responseKeyPath = responseKeyPath
         self.process = process
         self.port = port
         self.scheme = scheme
@@ -33,6 +40,17 @@ final class ServeProcess: Sendable {
     var api: TestAPI { get throws { try TestAPI(port: port, pins: pins) } }
     /// `--server URL --pin A --pin B`.
     var connectionArguments: [String] { ["--server", url] + pins.flatMap { ["--pin", $0.description] } }
+    /// `--server URL --pin A --pin B --server-key DATA/response-key.pem`: what an admin command needs besides its key.
+    var adminArguments: [String] { connectionArguments + ["--server-key", responseKeyPath] }
+
+    /// The admin API client of this server, signing with `signer` and verifying every answer
+    /// under the server's response key.
+    func adminClient(signer: HTTPMessageSigner, api: TestAPI? = nil) throws -> AdminClient {
+        guard case .publicKey(let serverKey) = try KeyDecoder.decode(Array(try Data(contentsOf: URL(fileURLWithPath: responseKeyPath))), source: responseKeyPath)
+        else { throw ServerTestError(description: "\(responseKeyPath) is not a public key") }
+        return try AdminClient(
+            server: url, signer: signer, serverKey: serverKey, transport: ContractCheckingTransport(inner: PinnedTransport(client: try (api ?? self.api).transport)))
+    }
 
     /// Starts `signet serve --data DATA --log-level LEVEL` (and `--database`, `extra`) in
     /// `folder`, DATA being `data` inside it; with `plainHTTP`, `--plain-http` (no TLS, no pins).
@@ -66,7 +84,8 @@ final class ServeProcess: Sendable {
             }
         }
         return ServeProcess(
-            process: process, port: port, scheme: plainHTTP ? "http" : "https", pins: pins, responseKey: responseKey, folder: folder)
+            process: process, port: port, scheme: plainHTTP ? "http" : "https", pins: pins, responseKey: responseKey, folder: folder,
+            responseKeyPath: folder.file(data + "/response-key.pem"))
     }
 }
 
@@ -95,7 +114,7 @@ struct ServerKeys {
 
     /// Enrols the app key through `server`'s admin API.
     func enrolApp(on server: ServeProcess, name: String = "app") async throws {
-        let client = try AdminClient(server: server.url, signer: adminSigner, transport: try server.api.transport)
+        let client = try server.adminClient(signer: adminSigner)
         _ = try await client.enrol(AdminAPI.Enrolment(name: name, publicKey: Base64.encode(app.publicKey.spkiDER)), role: .app)
     }
 }

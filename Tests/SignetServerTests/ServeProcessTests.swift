@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import SignetCore
 import SignetHTTP
+import SignetClient
 import SignetServer
 import SignetTestSupport
 import Synchronization
@@ -17,7 +18,7 @@ import Testing
         #expect(again.status == 1 && again.stderr.contains("already has an admin"), "\(again)")
         let server = try await ServeProcess.start(in: folder)
         defer { server.process.stop() }
-        let admin = server.connectionArguments + ["--admin-key", keys.adminPath]
+        let admin = server.adminArguments + ["--admin-key", keys.adminPath]
         func signet(_ arguments: [String]) async throws -> RunResult { try await SignetBinary.runAsync(arguments, in: folder.url) }
 
         let added = try await signet(["server", "app", "add", "ios", "--key", keys.appPath] + admin)
@@ -47,10 +48,10 @@ import Testing
         #expect(lastAdmin.status == 1 && lastAdmin.stderr.contains("last admin"), "\(lastAdmin)")
 
         // The app's key is no admin key; a wrong pin is a failed check; a closed port is exit 4.
-        let asApp = try await signet(["server", "app", "list"] + server.connectionArguments + ["--admin-key", keys.appPath])
+        let asApp = try await signet(["server", "app", "list"] + server.adminArguments + ["--admin-key", keys.appPath])
         #expect(asApp.status == 1, "\(asApp)")
         let otherPin = try SoftwareSigner(key: PrivateKey.generate(.p256)).publicKey.fingerprint.description
-        let wrongPin = try await signet(["server", "app", "list", "--server", server.url, "--pin", otherPin, "--pin", server.pins[1].description, "--admin-key", keys.adminPath])
+        let wrongPin = try await signet(["server", "app", "list", "--server", server.url, "--pin", otherPin, "--pin", server.pins[1].description, "--admin-key", keys.adminPath, "--server-key", server.responseKeyPath])
         #expect(wrongPin.status == 1 && wrongPin.stderr.contains("pin"), "\(wrongPin)")
         let closed = try await signet(["server", "app", "list", "--server", "https://127.0.0.1:\(try PostgreSQLServer.freePort())"] + admin.dropFirst(2))
         #expect(closed.status == 4, "\(closed)")
@@ -111,7 +112,7 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(result.out.split(separator: "\n").count == 6)
         // What the python client did is on the server: its app enrolled, its user registered.
-        let admin = try AdminClient(server: server.url, signer: keys.adminSigner, transport: try server.api.transport)
+        let admin = try server.adminClient(signer: keys.adminSigner)
         #expect(try await admin.list(role: .app).map(\.name) == ["python-client"])
         #expect(try await admin.users().map(\.email) == ["ada@example.com"])
         // A wrong pin stops it before anything is sent.
@@ -171,7 +172,7 @@ import Testing
 
         let restarted = try await ServeProcess.start(in: folder, database: database, name: "restarted")
         defer { restarted.process.stop() }
-        let client = try AdminClient(server: restarted.url, signer: keys.adminSigner, transport: try restarted.api.transport)
+        let client = try restarted.adminClient(signer: keys.adminSigner)
         let stored = try await client.users()
         let emails = Set(stored.map(\.email))
         #expect(Set(acknowledged).isSubset(of: emails), "lost: \(Set(acknowledged).subtracting(emails))")

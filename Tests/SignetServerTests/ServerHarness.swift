@@ -7,6 +7,7 @@ import ServiceLifecycle
 import SignetBundle
 import SignetCore
 import SignetHTTP
+import SignetClient
 import SignetServer
 import SignetTLS
 import SignetTestSupport
@@ -31,13 +32,17 @@ struct TestServer: Sendable {
     /// The trust root seeded on start: `trustRoot` given to ``with(database:trustRoot:plainHTTP:configure:_:)``, or
     /// version 1 holding the server's signing key (which then signs the resources published as tars).
     let trustRoot: TrustRoot
+    /// Every route the server serves (method, OpenAPI path).
+    let servedRoutes: [(method: HTTPRequest.Method, path: String)]
 
     var adminSigner: HTTPMessageSigner { HTTPMessageSigner(key: .signer(admin)) }
     var appSigner: HTTPMessageSigner { HTTPMessageSigner(key: .signer(app)) }
 
     /// The admin API client of this server.
     var adminClient: AdminClient {
-        get throws { try AdminClient(server: "https://127.0.0.1:\(port)", signer: adminSigner, transport: api.transport) }
+        get throws { try AdminClient(
+            server: "https://127.0.0.1:\(port)", signer: adminSigner, serverKey: identity.responseSigner.publicKey,
+            transport: ContractCheckingTransport(inner: PinnedTransport(client: api.transport))) }
     }
 
     /// Fast password hashing for tests (scrypt with N = 2^10), everything else the defaults.
@@ -83,7 +88,7 @@ struct TestServer: Sendable {
                 let api = try TestAPI(port: port, pins: [identity.pin, identity.backupPin])
                 return try await body(TestServer(
                     port: port, scheme: plainHTTP ? "http" : "https", folder: folder, store: store, identity: identity, admin: admin,
-                    app: app, api: api, trustRoot: trust))
+                    app: app, api: api, trustRoot: trust, servedRoutes: server.servedRoutes))
             }
             await store.database.shutdown()
             return result
@@ -156,9 +161,12 @@ struct TestAPI: Sendable {
         return (request, body)
     }
 
-    /// Sends a request made by ``request(_:_:body:contentType:signer:bearer:headers:)``.
-    func send(_ prepared: (HTTPRequest, [UInt8]?)) async throws -> HTTPSResponse {
-        try await transport.send(prepared.0, body: prepared.1)
+    /// Sends a request made by ``request(_:_:body:contentType:signer:bearer:headers:)``; the
+    /// answer is held to the wire contract (``ResponseContract``).
+    func send(_ prepared: (HTTPRequest, [UInt8]?), sourceLocation: SourceLocation = #_sourceLocation) async throws -> HTTPSResponse {
+        let response = try await transport.send(prepared.0, body: prepared.1)
+        ResponseContract.check(prepared.0, response, sourceLocation: sourceLocation)
+        return response
     }
 
     /// Builds, signs and sends a request; `json` is encoded as the body.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import SignetCore
 import SignetHTTP
+import SignetClient
 import SignetServer
 import SignetTestSupport
 import Testing
@@ -58,7 +59,7 @@ import Testing
         let backup = try PrivateKey.generate(.p256).publicKey.fingerprint
         let api = try TestAPI(port: server.port, pins: [tlsKey.publicKey.fingerprint, backup])
         #expect(try await api.send(.get, "/v1/health", signer: nil).status == 200)
-        let client = try AdminClient(server: server.url, signer: keys.adminSigner, transport: api.transport)
+        let client = try server.adminClient(signer: keys.adminSigner, api: api)
         #expect(try await client.list(role: .app).isEmpty)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import SignetCore
 import SignetHTTP
+import SignetClient
 import SignetServer
 import SignetTestSupport
 import Testing
@@ -140,13 +141,14 @@ import Testing
     @Test func lastAdminCannotBeRevokedButOthersCan() async throws {
         try await TestServer.with { server in
             let admin = try server.adminClient
-            await #expect(throws: ServerError.remote(status: 409, code: "server.conflict", detail: "root is the last admin; add another admin before revoking it")) {
+            await #expect(throws: ClientError.refused(status: 409, code: "server.conflict", detail: "root is the last admin; add another admin before revoking it")) {
                 try await admin.revoke(role: .admin, name: "root")
             }
             let second = try SoftwareSigner(key: PrivateKey.generate(.ed25519))
             _ = try await admin.enrol(AdminAPI.Enrolment(name: "second", publicKey: Base64.encode(second.publicKey.spkiDER)), role: .admin)
             try await admin.revoke(role: .admin, name: "root")
-            await #expect(throws: ServerError.self) { _ = try await admin.list(role: .app) }
+            // The revoked admin is told so by the code server.revoked, never by a message's text.
+            await #expect(throws: ClientError.revokedApp(detail: "the admin root has been revoked")) { _ = try await admin.list(role: .app) }
         }
     }
 }

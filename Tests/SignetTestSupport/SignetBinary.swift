@@ -21,8 +21,10 @@ public enum SignetBinary {
         environment["SIGNET_PASSPHRASE"] = nil
         environment["SIGNET_HMAC_KEY"] = nil
         environment["SIGNET_VAULT"] = nil
-        // The default vault location must never be the tester's own.
+        // The default vault location must never be the tester's own, nor its connection profiles.
         environment["XDG_DATA_HOME"] = folder.appendingPathComponent("xdg-data").path
+        environment["XDG_CONFIG_HOME"] = folder.appendingPathComponent("xdg-config").path
+        environment["SIGNET_PROFILE"] = nil
         for (key, value) in extra { environment[key] = value }
         return environment
     }

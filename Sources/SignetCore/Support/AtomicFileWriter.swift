@@ -33,13 +33,19 @@ public final class AtomicFileWriter {
         self.path = path
         let folder = AtomicFile.parentFolder(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
-        var template = Array("\(folder)/.\(base).signet-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw FileInput.ioError(path: path, errno: errno) }
+        // Made and registered in one step: a signal's cleanup sees it, or it is not made.
+        let (fd, code, made, registered) = TemporaryFiles.uninterrupted { () -> (Int32, Int32, String, Int) in
+            var template = Array("\(folder)/.\(base).signet-XXXXXX".utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { return (fd, errno, "", 0) }
+            let made = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return (fd, 0, made, TemporaryFiles.register(made))
+        }
+        guard fd >= 0 else { throw FileInput.ioError(path: path, errno: code) }
         fileDescriptor = fd
         pacer = WritebackPacer(fileDescriptor: fd)
-        temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        registration = TemporaryFiles.register(temporaryPath)
+        temporaryPath = made
+        registration = registered
         guard fchmod(fd, permissions.mode) == 0 else {
             let code = errno
             close(fd)

@@ -28,10 +28,7 @@ struct BundleInspect: AsyncParsableCommand {
             let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             // JSONSerialization escapes C0 controls; DEL and C1 controls (a C1 CSI starts a
             // terminal escape sequence) are escaped here too, which JSON allows.
-            let text = String(decoding: data, as: UTF8.self).unicodeScalars.map { scalar in
-                scalar.value >= 0x20 && PrintableText.mustEscape(scalar) ? String(format: "\\u%04x", scalar.value) : String(scalar)
-            }.joined()
-            Console.write(text + "\n")
+            Console.write(Console.terminalSafeJSON(String(decoding: data, as: UTF8.self)) + "\n")
             return
         }
         var lines = [

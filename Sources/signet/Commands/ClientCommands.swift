@@ -1,3 +1,4 @@
+import SignetAPI
 import ArgumentParser
 import Foundation
 import SignetBundle
@@ -18,12 +19,14 @@ struct ClientCommand: AsyncParsableCommand {
         Every command but enrol takes --server https://HOST:PORT, the server's pins (--pin, as \
         `signet serve` prints them; without --roots a pin trusts the server's self-signed \
         certificate), --app-key (the enrolled app's key: file, vault: or pkcs11:) and, to check \
-        every answer's signature, --server-key (the server's response-key.pem). The session \
-        lives in the vault (--vault, $SIGNET_VAULT or the default; `signet vault init` makes one).
+        every answer's signature, --server-key (the server's response-key.pem) — or --profile \
+        NAME, a connection stored with `signet client profile add` ($SIGNET_PROFILE, or the \
+        default profile, when neither --profile nor --server is given). The session lives in \
+        the vault (--vault, $SIGNET_VAULT or the default; `signet vault init` makes one).
         Exit 1 when the server refuses or a check fails (a pin, a response signature), 4 when \
         it cannot be reached.
         """,
-        subcommands: [Enrol.self, Register.self, SignIn.self, SignOut.self, Me.self, Fetch.self])
+        subcommands: [Enrol.self, Register.self, SignIn.self, SignOut.self, Me.self, Fetch.self, ProfileCommand.self])
 
     struct Enrol: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -39,7 +42,7 @@ struct ClientCommand: AsyncParsableCommand {
             Console.write(String(decoding: try key.publicKey.encoded(as: .pem), as: UTF8.self))
             Console.note(
                 "the key is vault:signet-app/\(name) (\(key.publicKey.fingerprint)); the admin enrols it with: "
-                    + "signet server app add \(name) --key PUBLIC.pem --server … --pin … --admin-key …", quiet: false)
+                    + "signet server app add \(name) --key PUBLIC.pem --profile ADMIN (or --server … --pin … --admin-key … --server-key …)", quiet: false)
         }
     }
 
@@ -107,36 +110,46 @@ extension ClientCommand {
 
         func run() async throws {
             let root = try TrustRoot.load(path: trust)
+            let server = try connection.resolved().server
             let client = try await connection.client(
-                trustRoot: root, resourceState: state ?? ClientConnectionOptions.defaultStateFolder(server: connection.server), withSession: false)
+                trustRoot: root, resourceState: state ?? ClientConnectionOptions.defaultStateFolder(server: server), withSession: false)
             let fetched = try await client.fetchResource(name, into: destination)
             Console.write("\(PrintableText.terminalSafe(fetched.name))\t\(fetched.version)\t\(fetched.updated ? "updated" : "unchanged")\n")
         }
     }
 }
 
-/// What every `signet client` command but enrol takes.
+/// What every `signet client` command but enrol and profile takes: each from its flag, else
+/// from the connection profile (`--profile`, `SIGNET_PROFILE`, the default).
 struct ClientConnectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The server, https://HOST:PORT.", valueName: "URL"))
-    var server: String
+    var server: String?
 
     @Option(name: .customLong("app-key"), help: ArgumentHelp("The app's private key: a file, vault:SERVICE/ACCOUNT or a pkcs11: URI.", valueName: "KEY"))
-    var appKey: String
+    var appKey: String?
 
     @Option(name: .customLong("server-key"), help: ArgumentHelp(
         "The server's response-signing public key (DIR/response-key.pem): every answer must be signed by it.", valueName: "PUB"))
     var serverKey: String?
 
     @OptionGroup var tls: TLSOptions
+    @OptionGroup var profile: ProfileOptions
     @OptionGroup var keyAccess: KeyAccessOptions
 
-    /// The client; `withSession` false keeps no session (fetching resources needs none, nor a vault).
+    /// The flags over the profile.
+    func resolved() throws -> ResolvedConnection {
+        try ResolvedConnection.resolve(server: server, tls: tls, appKey: appKey, serverKey: serverKey, adminKey: nil, profile: profile.profile)
+    }
+
+    /// The client; `withSession` false keeps no session (fetching resources needs none, nor a
+    /// vault). `resourceState` nil: the default state folder for the server.
     func client(trustRoot: TrustRoot? = nil, resourceState: String? = nil, withSession: Bool = true) async throws -> SignetClient {
-        let policy = try ServerConnection.policy(server: server, tls: tls)
+        let connection = try resolved()
+        let policy = try ServerConnection.policy(server: connection.server, trust: connection.trust)
         let resolver = keyAccess.resolver
-        let signer = try await ServerConnection.httpSigner(appKey, resolver: resolver)
+        let signer = try await ServerConnection.httpSigner(try connection.require(\.appKey, "--app-key"), resolver: resolver)
         var serverPublicKey: PublicKey?
-        if let serverKey { serverPublicKey = try await resolver.publicKey(serverKey) }
+        if let serverKey = connection.serverKey { serverPublicKey = try await resolver.publicKey(serverKey) }
         let sessions: any SessionStore
         if withSession {
             sessions = VaultSessionStore(vault: try VaultAccess(explicitPath: keyAccess.vault, passphraseFile: keyAccess.passphraseFile, keyFile: nil).openUnlocked())
@@ -145,7 +158,7 @@ struct ClientConnectionOptions: ParsableArguments {
         }
         return try SignetClient(
             configuration: ClientConfiguration(
-                server: server, appSigner: signer, serverKey: serverPublicKey, trustRoot: trustRoot, resourceState: resourceState),
+                server: connection.server, appSigner: signer, serverKey: serverPublicKey, trustRoot: trustRoot, resourceState: resourceState),
             transport: PinnedTransport(trust: policy), sessions: sessions)
     }
 }

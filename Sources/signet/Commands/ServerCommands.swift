@@ -1,3 +1,4 @@
+import SignetAPI
 import ArgumentParser
 import Foundation
 import SignetCore
@@ -18,7 +19,7 @@ struct ServerCommand: AsyncParsableCommand {
         """,
         subcommands: [
             ServerInit.self, ServerAppCommand.self, ServerAdminCommand.self, ServerUserCommand.self, ServerSessionCommand.self,
-            ServerResourceCommand.self, ServerTrustCommand.self,
+            ServerResourceCommand.self, ServerTrustCommand.self, ProfileCommand.self,
         ])
 }
 

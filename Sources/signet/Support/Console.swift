@@ -1,3 +1,4 @@
+import Foundation
 import SignetCore
 
 #if canImport(Glibc)
@@ -24,6 +25,15 @@ enum Console {
     }
 
     /// Writes `text` to standard error.
+    /// JSON text with every character a terminal would act on (other than the line breaks and
+    /// tabs of its layout, which JSON strings cannot hold raw) written as a `\uXXXX` escape,
+    /// which JSON allows: the same value, safe on a terminal.
+    static func terminalSafeJSON(_ text: String) -> String {
+        text.unicodeScalars.map { scalar in
+            scalar.value >= 0x20 && PrintableText.mustEscape(scalar) ? String(format: "\\u%04x", scalar.value) : String(scalar)
+        }.joined()
+    }
+
     static func writeError(_ text: String) {
         writeAll(fd: 2, Array(text.utf8))
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SignetClient
 import SignetCore
 import SignetHTTP
 import SignetServer
@@ -111,28 +112,87 @@ struct ServerStorageOptions: ParsableArguments {
 }
 
 /// How an admin command reaches the server: `--server`, the TLS trust (a `--pin` without
-/// `--roots` trusts the pinned self-signed certificate that `signet serve` makes), and the
-/// admin key that signs.
+/// `--roots` trusts the pinned self-signed certificate that `signet serve` makes), the admin
+/// key that signs, and the server's response key, under which every answer is verified — each
+/// from its flag, else from the connection profile (`--profile`, `SIGNET_PROFILE`, the default).
 struct AdminConnectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The server, https://HOST:PORT.", valueName: "URL"))
-    var server: String
+    var server: String?
 
     @Option(name: .customLong("admin-key"), help: ArgumentHelp(
         "The admin's private key: a file, vault:SERVICE/ACCOUNT or a pkcs11: URI.", valueName: "KEY"))
-    var adminKey: String
+    var adminKey: String?
+
+    @Option(name: .customLong("server-key"), help: ArgumentHelp(
+        "The server's response key (the public key file DIR/response-key.pem of its data folder, whose fingerprint `signet serve` prints as response-key): every answer must be signed by it.",
+        valueName: "KEY"))
+    var serverKey: String?
 
     @OptionGroup var tls: TLSOptions
+    @OptionGroup var profile: ProfileOptions
     @OptionGroup var keyAccess: KeyAccessOptions
 
     @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "SECONDS"))
     var timeout: Int64 = 30
 
     func client() async throws -> AdminClient {
-        let policy = try ServerConnection.policy(server: server, tls: tls)
+        let connection = try ResolvedConnection.resolve(
+            server: server, tls: tls, appKey: nil, serverKey: serverKey, adminKey: adminKey, profile: profile.profile)
+        let adminKey = try connection.require(\.adminKey, "--admin-key")
+        let serverKey = try connection.require(\.serverKey, "--server-key")
+        let policy = try ServerConnection.policy(server: connection.server, trust: connection.trust)
         let signer = try await ServerConnection.httpSigner(adminKey, resolver: keyAccess.resolver)
+        let serverPublicKey = try await keyAccess.resolver.publicKey(serverKey)
         return try AdminClient(
-            server: server, signer: HTTPMessageSigner(key: .signer(signer)),
+            server: connection.server, signer: HTTPMessageSigner(key: .signer(signer)), serverKey: serverPublicKey,
             transport: PinnedHTTPSClient(trust: policy, timeout: .seconds(timeout)))
+    }
+}
+
+/// `--profile`: which stored connection a client or admin command uses.
+struct ProfileOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Use the stored connection NAME (`signet client profile add`); else $SIGNET_PROFILE, else the default profile when no --server is given. Flags given override its values.",
+        valueName: "NAME"))
+    var profile: String?
+}
+
+/// A command's connection: each of its flags, else the selected profile's value.
+struct ResolvedConnection {
+    var server: String
+    var trust: TLSTrust
+    var appKey: String?
+    var serverKey: String?
+    var adminKey: String?
+    /// The profile used, if any.
+    var profileName: String?
+
+    /// The flags over the profile named by `profile` (else `SIGNET_PROFILE`, else the default
+    /// profile when no `server` is given). TLS flags replace the profile's trust as a whole.
+    static func resolve(
+        server: String?, tls: TLSOptions, appKey: String?, serverKey: String?, adminKey: String?, profile: String?
+    ) throws -> ResolvedConnection {
+        let selected = try ProfileStore.standard().select(profile, useDefault: server == nil)
+        let stored = selected?.profile
+        guard let server = server ?? stored?.server else {
+            throw ValidationError("give --server URL (and its trust and keys), or --profile NAME: store one with `signet client profile add`")
+        }
+        var trust = tls.trust
+        if trust.isEmpty, let stored {
+            trust = TLSTrust(roots: stored.roots, pins: stored.pins ?? [], pinsFile: stored.pinsFile)
+        }
+        return ResolvedConnection(
+            server: server, trust: trust, appKey: appKey ?? stored?.appKey, serverKey: serverKey ?? stored?.serverKey,
+            adminKey: adminKey ?? stored?.adminKey, profileName: selected?.name)
+    }
+
+    /// A value the command cannot do without.
+    func require(_ field: KeyPath<ResolvedConnection, String?>, _ option: String) throws -> String {
+        guard let value = self[keyPath: field] else {
+            let source = profileName.map { "; the profile \($0) has none" } ?? ""
+            throw ValidationError("give \(option)\(source)")
+        }
+        return value
     }
 }
 
@@ -140,12 +200,12 @@ struct AdminConnectionOptions: ParsableArguments {
 enum ServerConnection {
     /// The trust policy for `server`: a pin without `--roots` trusts the server's pinned
     /// self-signed certificate (what `signet serve` makes).
-    static func policy(server: String, tls: TLSOptions) throws -> TLSTrustPolicy {
+    static func policy(server: String, trust: TLSTrust) throws -> TLSTrustPolicy {
         guard let url = URL(string: server), let host = url.host else {
             throw ValidationError("--server must be an https URL like https://127.0.0.1:8443")
         }
-        var policy = try tls.policy(host: host)
-        if tls.roots == nil, !tls.pins.isEmpty || tls.pinsFile != nil { policy.mode = .pinnedSelfSigned }
+        var policy = try trust.policy(host: host)
+        if trust.roots == nil, !trust.pins.isEmpty || trust.pinsFile != nil { policy.mode = .pinnedSelfSigned }
         return policy
     }
 

@@ -50,7 +50,7 @@ enum SignalCleanup {
             Console.writeError("\n")
         }
         var removed: [String] = []
-        for entry in TemporaryFiles.takeAll() {
+        for entry in TemporaryFiles.takeAllForExit() {
             let gone = entry.isFolder ? FolderRemoval.remove(entry.path) : unlink(entry.path) == 0
             if gone { removed.append(entry.path) }
         }

@@ -28,6 +28,23 @@ struct TLSOptions: ParsableArguments {
         if pinnedSelfSigned && roots != nil { throw ValidationError("--pinned-self-signed trusts the pin, not --roots; give one of them") }
     }
 
+    /// What the options say.
+    var trust: TLSTrust { TLSTrust(roots: roots, pins: pins, pinsFile: pinsFile, pinnedSelfSigned: pinnedSelfSigned) }
+
+    /// The trust policy for connections to `host`.
+    func policy(host: String) throws -> TLSTrustPolicy { try trust.policy(host: host) }
+}
+
+/// How a server is trusted: roots, pins or a pin file, self-signed or not (``TLSOptions``'
+/// values, or a connection profile's).
+struct TLSTrust: Equatable {
+    var roots: String?
+    var pins: [String] = []
+    var pinsFile: String?
+    var pinnedSelfSigned = false
+
+    var isEmpty: Bool { roots == nil && pins.isEmpty && pinsFile == nil && !pinnedSelfSigned }
+
     /// The trust policy for connections to `host`.
     func policy(host: String) throws -> TLSTrustPolicy {
         var pinSet: PinSet?
