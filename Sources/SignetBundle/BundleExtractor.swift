@@ -113,17 +113,25 @@ public struct BundleExtractor: Sendable {
     /// Renames the new tree into place; an old one is moved aside first and removed after. A
     /// signal's cleanup never runs between the two renames (``TemporaryFiles/uninterrupted(_:)``):
     /// the destination is the old tree or the new one.
+    /// The old tree, once aside, is registered with ``TemporaryFiles`` until it is removed, so a
+    /// signal during its removal does not leave it behind.
     private static func swap(_ temporary: String, into destination: String, replacing: Bool, parent: String, base: String) throws(BundleError) {
-        try TemporaryFiles.uninterrupted { () throws(BundleError) in
-            try swapNow(temporary, into: destination, replacing: replacing, parent: parent, base: base)
+        let old = try TemporaryFiles.uninterrupted { () throws(BundleError) -> (path: String, registration: Int)? in
+            guard let old = try swapNow(temporary, into: destination, replacing: replacing, parent: parent, base: base) else { return nil }
+            return (old, TemporaryFiles.register(old, isFolder: true))
+        }
+        if let old {
+            BundleFiles.removeTree(old.path)
+            TemporaryFiles.unregister(old.registration)
         }
     }
 
-    private static func swapNow(_ temporary: String, into destination: String, replacing: Bool, parent: String, base: String) throws(BundleError) {
+    /// The renames; returns the old tree set aside, if there was one.
+    private static func swapNow(_ temporary: String, into destination: String, replacing: Bool, parent: String, base: String) throws(BundleError) -> String? {
         guard replacing else {
             guard rename(temporary, destination) == 0 else { throw BundleFiles.error(destination) }
             AtomicFile.syncFolder(parent)
-            return
+            return nil
         }
         var template = Array("\(parent)/.\(base).signet-old-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BundleFiles.error(parent) }
@@ -139,7 +147,7 @@ public struct BundleExtractor: Sendable {
             throw BundleFiles.error(destination, code)
         }
         AtomicFile.syncFolder(parent)
-        BundleFiles.removeTree(old)
+        return old
     }
 
     private static func writeSmall(_ bytes: [UInt8], to path: String) throws(BundleError) {

@@ -80,7 +80,8 @@ enum ExitStatus {
                 // --help, --version: ArgumentParser prints them and exits 0.
                 Signet.exit(withError: error)
             case .validationFailure:
-                Console.writeError(Signet.fullMessage(for: error) + "\n")
+                // ArgumentParser quotes the arguments it refuses: escaped, PINs hidden.
+                Console.writeError(SecretRedaction.forTerminal(Signet.fullMessage(for: error)) + "\n")
                 return usage
             default:
                 Console.error("\(error)")

@@ -53,6 +53,15 @@ struct IssuerKeyUsagePolicy: VerifierPolicy {
     let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.keyUsage]
 
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        // RFC 5280 §6.1.4(k): an intermediate must be a v3 certificate that says it is a CA
+        // (basicConstraints cA); a v1 certificate is not one, whatever it signed (openssl: error
+        // 79, invalid CA certificate). The trust anchor is trusted as given.
+        for certificate in chain.dropFirst().dropLast() {
+            let constraints = try? certificate.extensions.basicConstraints
+            guard certificate.version == .v3, case .isCertificateAuthority(_)? = constraints else {
+                return .failsToMeetPolicy(reason: "issuer \(PrintableText.escaped(certificate.subject.description)) is not a CA certificate (an intermediate must be version 3 with basicConstraints CA:TRUE)")
+            }
+        }
         for certificate in chain.dropFirst() {
             let usage: KeyUsage?
             do {
@@ -68,17 +77,33 @@ struct IssuerKeyUsagePolicy: VerifierPolicy {
     }
 }
 
-/// OpenSSL's `NAME_CONSTRAINTS_check_CN`: a leaf with no DNS name among its alternative names
-/// has every CN that looks like a DNS name (``DNSNameRules/commonNameIsDNSName(_:)``) held to
-/// the DNS subtrees each issuer permits and excludes — or a CA limited to `example.com` could
-/// issue `CN=victim.test` and a client that falls back to the CN would take it.
+/// The DNS names swift-certificates' name-constraint check does not see, held to the DNS
+/// subtrees each issuer permits and excludes:
+///
+/// - OpenSSL's `NAME_CONSTRAINTS_check_CN`: a leaf with no DNS name among its alternative names
+///   has every CN that looks like a DNS name (``DNSNameRules/commonNameIsDNSName(_:)``) checked
+///   — or a CA limited to `example.com` could issue `CN=victim.test` and a client that falls
+///   back to the CN would take it. A CN in a string type that cannot be read (BMPString,
+///   UniversalString, T61String) cannot be checked, and is refused when there are DNS subtrees.
+/// - a DNS name with a trailing dot (`a.evil.com.`), which matches the host without it, is
+///   checked without it, or `excluded: evil.com` would not hold it.
 struct CommonNameConstraintsPolicy: VerifierPolicy {
     let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
 
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         let leaf = chain.leaf
-        guard !ChainNames.hasDNSName(leaf) else { return .meetsPolicy }
-        let names = ChainNames.commonNames(of: leaf).filter(DNSNameRules.commonNameIsDNSName)
+        var names = ChainNames.dnsNames(of: leaf).filter { $0.hasSuffix(".") }.map { String($0.dropLast()) }
+        if !ChainNames.hasDNSName(leaf) {
+            names += ChainNames.commonNames(of: leaf).filter(DNSNameRules.commonNameIsDNSName)
+            let unreadable = leaf.subject.flatMap { $0 }.contains { $0.type == .RDNAttributeType.commonName && String($0.value) == nil }
+            let constrained = chain.dropFirst().contains { issuer in
+                guard let constraints = try? issuer.extensions.nameConstraints else { return false }
+                return !(constraints.permittedSubtrees + constraints.excludedSubtrees).compactMap(ChainNames.dnsBase).isEmpty
+            }
+            if unreadable, constrained {
+                return .failsToMeetPolicy(reason: "its common name is in a string type whose name cannot be checked against the DNS name constraints of its issuers")
+            }
+        }
         guard !names.isEmpty else { return .meetsPolicy }
         for issuer in chain.dropFirst() {
             guard let constraints = try? issuer.extensions.nameConstraints else { continue }
@@ -149,6 +174,12 @@ enum ChainNames {
     static func hasDNSName(_ certificate: Certificate) -> Bool {
         guard let sans = try? certificate.extensions.subjectAlternativeNames else { return false }
         return sans.contains { if case .dnsName = $0 { return true } else { return false } }
+    }
+
+    /// The DNS names among the certificate's alternative names.
+    static func dnsNames(of certificate: Certificate) -> [String] {
+        guard let sans = try? certificate.extensions.subjectAlternativeNames else { return [] }
+        return sans.compactMap { if case .dnsName(let name) = $0 { return name } else { return nil } }
     }
 
     /// The values of the certificate's subject CNs, in order.

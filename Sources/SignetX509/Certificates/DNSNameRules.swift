@@ -30,17 +30,20 @@ package enum DNSNameRules {
     package static func wildcardBase(_ name: String) -> String? {
         guard name.hasPrefix("*.") else { return nil }
         let base = String(name.dropFirst(2))
-        guard !base.contains("*"), base.contains("."), !PublicSuffixList.isPublicSuffix(base) else { return nil }
+        guard !base.contains("*"), base.contains("."), !hasEmptyLabel(base), !PublicSuffixList.isPublicSuffix(base) else { return nil }
         return base
     }
 
     /// Why `name` may not be put in a certificate as a DNS name, or nil when it may.
     package static func problemIssuing(_ name: String) -> String? {
-        guard name.contains("*") else { return nil }
-        guard name.hasPrefix("*."), !name.dropFirst(2).contains("*") else {
+        // One trailing dot (the root) changes nothing: `*.co.uk.` is `*.co.uk`.
+        let trimmed = name.hasSuffix(".") ? String(name.dropLast()) : name
+        guard !hasEmptyLabel(trimmed) else { return "\(name): a DNS name has no empty labels (no leading dot, no two dots in a row)" }
+        guard trimmed.contains("*") else { return nil }
+        guard trimmed.hasPrefix("*."), !trimmed.dropFirst(2).contains("*") else {
             return "\(name): a wildcard must be the whole left-most label, as in *.example.com"
         }
-        let base = String(name.dropFirst(2)).lowercased()
+        let base = String(trimmed.dropFirst(2)).lowercased()
         guard base.contains(".") else { return "\(name): a wildcard must cover a registrable domain: \(base) is a top-level domain" }
         if PublicSuffixList.isPublicSuffix(base) {
             return "\(name): a wildcard must cover a registrable domain: \(base) is a public suffix"
@@ -79,7 +82,9 @@ package enum DNSNameRules {
     /// `nc_dns` decides: an empty base holds every name; `example.com` holds itself and every
     /// name under it; `.example.com` only the names under it. Case is ignored.
     package static func constraint(_ base: String, holds name: String) -> Bool {
-        let base = base.lowercased()
+        // One trailing dot (the root) on either side changes nothing.
+        var base = base.lowercased()
+        if base.hasSuffix(".") { base.removeLast() }
         var name = name.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
         guard !base.isEmpty else { return true }
@@ -89,5 +94,11 @@ package enum DNSNameRules {
             return name[cut...] == base
         }
         return name == base
+    }
+
+    /// Whether `name` has an empty label: a leading dot, two dots in a row, or (not removed
+    /// before) a trailing one; the empty name is one empty label.
+    package static func hasEmptyLabel(_ name: String) -> Bool {
+        name.split(separator: ".", omittingEmptySubsequences: false).contains { $0.isEmpty }
     }
 }

@@ -175,11 +175,7 @@ extension ClientConnectionOptions {
 }
 
 enum ClientOutput {
-    static func print(_ profile: UserProfile) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        Console.write(String(decoding: try encoder.encode(profile), as: UTF8.self) + "\n")
-    }
+    static func print(_ profile: UserProfile) throws { Console.write(try Console.json(profile) + "\n") }
 }
 
 extension SecretBytes {

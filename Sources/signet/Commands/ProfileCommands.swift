@@ -125,11 +125,6 @@ struct ProfileCommand: ParsableCommand {
 }
 
 enum ProfileOutput {
-    /// `value` as sorted, pretty JSON with its controls escaped (safe on a terminal), and a
-    /// newline.
-    static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return Console.terminalSafeJSON(String(decoding: try encoder.encode(value), as: UTF8.self)) + "\n"
-    }
+    /// `value` as terminal-safe JSON (``Console/json(_:)``) and a newline.
+    static func json(_ value: some Encodable) throws -> String { try Console.json(value) + "\n" }
 }

@@ -215,9 +215,5 @@ enum ServerOutput {
         "\(PrintableText.terminalSafe(record.name))\t\(record.version)\t\(record.size)\tsha256:\(record.sha256)\t\(PrintableText.terminalSafe(record.signedBy))\n"
     }
 
-    static func printJSON(_ value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        Console.write(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
-    }
+    static func printJSON(_ value: some Encodable) throws { Console.write(try Console.json(value) + "\n") }
 }

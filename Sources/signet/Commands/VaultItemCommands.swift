@@ -250,11 +250,7 @@ enum VaultJSON {
         }
     }
 
-    static func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
+    static func encode<T: Encodable>(_ value: T) throws -> String { try Console.json(value) }
 
     /// ISO 8601 in UTC with milliseconds: `2026-11-22T13:42:07.123Z`.
     static func timestamp(_ date: Date) -> String {

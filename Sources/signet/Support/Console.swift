@@ -34,25 +34,34 @@ enum Console {
         }.joined()
     }
 
+    /// `value` as JSON for a terminal: sorted keys, pretty-printed, slashes as they are, and
+    /// every control, C1 or bidi character a `\uXXXX` escape (``terminalSafeJSON(_:)``).
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return terminalSafeJSON(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
     static func writeError(_ text: String) {
         writeAll(fd: 2, Array(text.utf8))
     }
 
     /// Prints `signet: error: MESSAGE` on standard error. Messages are one line and may quote
     /// what came from outside: every control character in them is escaped
-    /// (`PrintableText.terminalSafe`), so none can drive the terminal or forge a line.
+    /// (`PrintableText.terminalSafe`), so none can drive the terminal or forge a line, and every
+    /// `pkcs11:` URI in them loses its PIN (``SecretRedaction``).
     static func error(_ message: String) {
-        writeError("signet: error: \(PrintableText.terminalSafe(message))\n")
+        writeError("signet: error: \(PrintableText.terminalSafe(SecretRedaction.redacted(message)))\n")
     }
 
     /// Prints `signet: warning: MESSAGE` on standard error, escaped as ``error(_:)``.
     static func warning(_ message: String) {
-        writeError("signet: warning: \(PrintableText.terminalSafe(message))\n")
+        writeError("signet: warning: \(PrintableText.terminalSafe(SecretRedaction.redacted(message)))\n")
     }
 
     /// Prints an informational line on standard error unless `quiet`, escaped as ``error(_:)``.
     static func note(_ message: String, quiet: Bool) {
-        if !quiet { writeError("signet: \(PrintableText.terminalSafe(message))\n") }
+        if !quiet { writeError("signet: \(PrintableText.terminalSafe(SecretRedaction.redacted(message)))\n") }
     }
 
     /// Whether standard output is a terminal (binary data must not go there).

@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import SignetCore
 import Synchronization
 #if canImport(Glibc)
@@ -7,31 +7,55 @@ import Glibc
 import Darwin
 #endif
 
-/// What a command does when SIGINT, SIGTERM or SIGHUP stops it: removes the temporary files
-/// it was writing (``TemporaryFiles``: an interrupted `decrypt -o` leaves no plaintext behind),
-/// gives the terminal back its echo if a passphrase prompt had turned it off, says what it
-/// removed, and exits with 128 + the signal's number, as a shell expects. `signet serve` does
-/// not use it: its service group stops it gracefully instead.
+/// What a command does when a signal stops it (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+/// SIGUSR2, SIGALRM): removes the temporary files it was writing (``TemporaryFiles``: an
+/// interrupted `decrypt -o` leaves no plaintext behind), gives the terminal back its echo if a
+/// passphrase prompt had turned it off, says what it removed, and exits with 128 + the signal's
+/// number, as a shell expects. `signet serve` does not use it: its service group stops it
+/// gracefully instead. (SIGKILL cannot be caught: what it interrupts stays, under a hidden
+/// `.NAME.signet-XXXXXX` name.)
+///
+/// The handler only writes the signal's number to a pipe; a thread of its own, which nothing
+/// else uses, reads it and cleans up at once — however busy the command keeps the other threads
+/// — while ``TemporaryFiles/takeAllForExit()`` keeps the command from creating or swapping in
+/// anything meanwhile. A second signal during the cleanup changes nothing.
 enum SignalCleanup {
-    static let signals: [(number: Int32, name: String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")]
+    static let signals: [(number: Int32, name: String)] = [
+        (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT"), (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"),
+        (SIGALRM, "SIGALRM"),
+    ]
 
-    /// The sources must live as long as the process; set once, before the command runs.
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    /// The pipe's write end, for the handler (set once, before any handler is installed).
+    nonisolated(unsafe) private static var pipeWriter: Int32 = -1
 
     /// The terminal settings a passphrase prompt changed, to restore on a signal.
     private static let terminal = Mutex<(descriptor: Int32, settings: termios)?>(nil)
 
-    /// Installs the handlers (once, before the command runs).
+    /// Installs the handlers and their thread (once, before the command runs).
     static func install() {
-        let made = signals.map { entry -> any DispatchSourceSignal in
-            // Ignored as a signal, so that only the dispatch source sees it.
-            _ = signal(entry.number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: entry.number, queue: .global())
-            source.setEventHandler { stop(entry.number, name: entry.name) }
-            source.resume()
-            return source
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        pipeWriter = ends[1]
+        let reader = ends[0]
+        let thread = Thread {
+            var number: UInt8 = 0
+            while true {
+                let count = read(reader, &number, 1)
+                if count == 1, let entry = signals.first(where: { $0.number == Int32(number) }) { stop(entry.number, name: entry.name) }
+                if count == 0 { return }
+            }
         }
-        sources = made
+        thread.name = "signet.signals"
+        thread.start()
+        for entry in signals {
+            // Async-signal-safe: one write(2) of the number.
+            _ = signal(entry.number) { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(SignalCleanup.pipeWriter, &byte, 1)
+            }
+        }
     }
 
     /// A prompt turned echo off on `descriptor`; `settings` are what to restore.
