@@ -197,6 +197,20 @@ struct CertCLITests {
         #expect(try box.readText("leaf.pem").hasPrefix("-----BEGIN CERTIFICATE-----"))
     }
 
+    @Test("cert issue refuses an openssl CSR asking for DNS:*.co.uk. or DNS:*..co.uk: a wildcard over a public suffix, spelled to slip past the check")
+    func issueRefusesDisguisedWildcards() throws {
+        let box = try Sandbox()
+        try box.certCA("ca")
+        for (file, name) in [("dot.csr", "*.co.uk."), ("empty-label.csr", "*..co.uk")] {
+            try box.must(
+                "openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "leaf.key", "-subj", "/CN=bank",
+                "-addext", "subjectAltName=DNS:\(name)", "-out", file)
+            let issued = try box.signet("cert", "issue", "--ca-cert", "ca.pem", "--ca-key", "ca.key", file, "--server", "-o", "leaf.pem")
+            CertCLI.expectRefused(issued, status: 2, mentioning: [file])
+            #expect(!box.exists("leaf.pem"), "\(name) was issued")
+        }
+    }
+
     @Test("cert show: text and JSON for a certificate, each certificate of a chain, and a CSR")
     func show() throws {
         let box = try Sandbox()

@@ -54,7 +54,7 @@ struct InterruptCleanupTests {
         return (process.terminationStatus, try box.readText("stderr.txt"))
     }
 
-    @Test(arguments: [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP")])
+    @Test(arguments: [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT"), (SIGUSR1, "SIGUSR1")])
     func decryptLeavesNoPlaintext(signal: Int32, name: String) async throws {
         let box = try Sandbox()
         let recipient = try box.signetAgeKey("key.txt")

@@ -32,7 +32,7 @@ extension CorpusSpec {
 
     /// Leaf key usages (EKU serverAuth+clientAuth, so only the KU decides); a CA without key
     /// usage, without keyCertSign, without basic constraints; a root without keyCertSign and
-    /// one without basic constraints.
+    /// one without basic constraints; version 1 certificates (no extensions) as CA, root and leaf.
     mutating func addKeyUsage() {
         let leaves: [(String, String)] = [
             ("none", "leaf_ku_none"), ("digitalSignature", "leaf_both"), ("keyEncipherment", "leaf_ku_ke"), ("keyAgreement", "leaf_ku_ka"),
@@ -59,11 +59,23 @@ extension CorpusSpec {
             cert("ku-leaf.root-\(rootName)", "/CN=www.example.com", issuer: "ku-root-\(rootName)", section: "leaf_server", days: 365, key: "leaf")
             check(.keyUsage, "root-\(rootName)", leaf: "ku-leaf.root-\(rootName)", untrusted: [], roots: ["ku-root-\(rootName)"], purposes: [.server, .any])
         }
+        // Version 1: nothing says it is a CA, so only a self-signed one is (a trust anchor, as
+        // OpenSSL's check_ca has it); as an intermediate it is refused (error 79), or anyone
+        // holding a tutorial-made v1 client certificate could issue for any name. A v1 leaf is fine.
+        cert("ku-ca-version-1", "/CN=Version 1 CA", issuer: "root", version1: true)
+        cert("ku-leaf.ca-version-1", "/CN=www.example.com", issuer: "ku-ca-version-1", section: "leaf_server", days: 365, key: "leaf")
+        check(.keyUsage, "ca-version-1", leaf: "ku-leaf.ca-version-1", untrusted: ["ku-ca-version-1"], roots: ["root"], purposes: [.server, .any])
+        cert("ku-root-version-1", "/CN=Version 1 Root", version1: true)
+        cert("ku-leaf.root-version-1", "/CN=www.example.com", issuer: "ku-root-version-1", section: "leaf_server", days: 365, key: "leaf")
+        check(.keyUsage, "root-version-1", leaf: "ku-leaf.root-version-1", untrusted: [], roots: ["ku-root-version-1"], purposes: [.server, .any])
+        cert("ku-leaf-version-1", "/CN=www.example.com", issuer: "ca", days: 365, key: "leaf", version1: true)
+        check(.keyUsage, "leaf-version-1", leaf: "ku-leaf-version-1", untrusted: ["ca"], roots: ["root"], purposes: CertificatePurpose.allCases)
     }
 
     /// DNS name constraints (permitted example.com, excluded victim.test) on an intermediate
     /// and on the root × leaves with the name in or out of them as a SAN or as the CN only ×
-    /// no host, the CN's and the SAN's; IP constraints; rfc822Name and directoryName ones.
+    /// no host, the CN's and the SAN's; DNS SANs with a trailing dot under excluded subtrees;
+    /// IP constraints; rfc822Name and directoryName ones.
     mutating func addNameConstraints() {
         cert("nc-ca-permitted", "/CN=NC CA permitted example.com", issuer: "root", section: "ca_nc_perm")
         cert("nc-ca-excluded", "/CN=NC CA excluded victim.test", issuer: "root", section: "ca_nc_excl")
@@ -95,6 +107,20 @@ extension CorpusSpec {
             }
         }
 
+        // A DNS SAN with a trailing dot under excluded evil.com and localhost, with no host and
+        // with the host without the dot (which Signet matches to it): OpenSSL's nc_dns compares
+        // the name with its dot and lets it through; Signet holds it to the constraints without
+        // the dot. The last leaf, without a dot, is refused by both.
+        cert("nc-ca-excluded-evil", "/CN=NC CA excluded evil.com and localhost", issuer: "root", section: "ca_nc_excl_evil")
+        for (label, section, host) in Self.trailingDotLeaves + [("a.evil.com", "leaf_san_a_evil", "a.evil.com")] {
+            let leaf = "nc-leaf-san-\(label).excluded-evil"
+            cert(leaf, "/CN=Dotted Leaf", issuer: "nc-ca-excluded-evil", section: section, days: 365, key: "leaf")
+            check(.nameConstraints, "excluded-evil/san-\(label)/no-host", leaf: leaf, untrusted: ["nc-ca-excluded-evil"], roots: ["root"])
+            check(
+                .nameConstraints, "excluded-evil/san-\(label)/dns-\(host)", leaf: leaf, untrusted: ["nc-ca-excluded-evil"], roots: ["root"],
+                reference: .dns(host))
+        }
+
         cert("nc-ca-permitted-ip", "/CN=NC CA permitted 10.0.0.0-8", issuer: "root", section: "ca_nc_perm_ip")
         cert("nc-ca-excluded-ip", "/CN=NC CA excluded 10.0.0.0-8", issuer: "root", section: "ca_nc_excl_ip")
         let ipLeaves: [(String, String, String, Reference)] = [
@@ -120,18 +146,29 @@ extension CorpusSpec {
         check(.nameConstraints, "directoryName/subject-out", leaf: "nc-leaf-out.dirname", untrusted: ["nc-ca-dirname"], roots: ["root"])
     }
 
-    /// Host names against DNS SANs (case, trailing dot), wildcards in SANs and in a CN-only
-    /// leaf, IP SANs against IP addresses, a CN that is an IP address, and an IP-only SAN
-    /// with a DNS-like CN.
+    /// The leaves with a trailing-dot DNS SAN of the name-constraint family: the label in
+    /// their case names, their ext.cnf section, and the host (without the dot) they are checked for.
+    static let trailingDotLeaves: [(String, String, String)] = [
+        ("a.evil.com-dot", "leaf_san_a_evil_dot", "a.evil.com"), ("evil.com-dot", "leaf_san_evil_dot", "evil.com"),
+        ("wildcard.evil.com-dot", "leaf_san_wild_evil_dot", "a.evil.com"), ("localhost-dot", "leaf_san_localhost_dot", "localhost"),
+    ]
+
+    /// Host names against DNS SANs (case, a trailing dot on either side), wildcards in SANs (an
+    /// empty label after the `*` too) and in a CN-only leaf, IP SANs against IP addresses, a CN
+    /// that is an IP address, and an IP-only SAN with a DNS-like CN.
     mutating func addNames() {
         let leaves: [(String, String, String, [Reference?])] = [
             ("san-www", "leaf_server", "/CN=www.example.com",
              [.dns("www.example.com"), .dns("WWW.EXAMPLE.COM"), .dns("www.example.com."), .dns("other.example.com"), .ip("127.0.0.1")]),
+            ("san-www-dot", "leaf_san_www_dot", "/CN=Dotted Leaf", [.dns("www.example.com")]),
             ("san-wildcard", "leaf_wild_ok", "/CN=Wildcard Leaf",
              [nil, .dns("a.example.com"), .dns("A.EXAMPLE.COM"), .dns("a.b.example.com"), .dns("example.com")]),
             ("san-wildcard-com", "leaf_wild_com", "/CN=Wildcard Leaf", [nil, .dns("bank.com")]),
             ("san-wildcard-star", "leaf_wild_star", "/CN=Wildcard Leaf", [.dns("localhost")]),
             ("san-wildcard-co.uk", "leaf_wild_couk", "/CN=Wildcard Leaf", [.dns("bank.co.uk")]),
+            ("san-wildcard-co.uk-dot", "leaf_wild_couk_dot", "/CN=Wildcard Leaf", [.dns("bank.co.uk")]),
+            ("san-wildcard-empty-label", "leaf_wild_empty_couk", "/CN=Wildcard Leaf", [.dns("a..co.uk")]),
+            ("san-wildcard-empty-label-example", "leaf_wild_empty_example", "/CN=Wildcard Leaf", [.dns("a..example.com")]),
             ("san-wildcard-partial", "leaf_wild_partial", "/CN=Wildcard Leaf", [.dns("foo.example.com"), .dns("bar.example.com")]),
             ("san-wildcard-middle", "leaf_wild_mid", "/CN=Wildcard Leaf", [.dns("www.a.example.com")]),
             ("san-wildcard-idn", "leaf_wild_idn", "/CN=Wildcard Leaf", [.dns("xn--abc.example.com")]),

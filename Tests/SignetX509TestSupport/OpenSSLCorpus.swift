@@ -17,9 +17,11 @@ public struct OpenSSLCorpus: Sendable {
     public enum Family: String, CaseIterable, Sendable, CustomStringConvertible {
         /// Extended key usage of leaf × intermediate × root, for the three purposes.
         case extendedKeyUsage = "eku"
-        /// Key usage of the leaf, of a CA and of the root; CAs without basic constraints.
+        /// Key usage of the leaf, of a CA and of the root; CAs without basic constraints;
+        /// version 1 certificates (no extensions).
         case keyUsage = "ku"
-        /// Name constraints on an intermediate and on the root × SAN and CN variants × host.
+        /// Name constraints on an intermediate and on the root × SAN and CN variants × host;
+        /// SANs with a trailing dot.
         case nameConstraints = "nc"
         /// Host names, wildcards and IP addresses.
         case names
@@ -165,10 +167,12 @@ public struct OpenSSLCorpus: Sendable {
         for level in 0...deepest {
             let batch = needed.filter { depth[$0.name] == level }
             try await tool.runAll(
-                batch.filter { $0.startDays == nil }.map { spec.requestArguments(for: $0) }, concurrency: concurrency)
-            // openssl ca shares index.txt and serial.txt: one at a time.
-            for certificate in batch where certificate.startDays != nil {
-                for arguments in spec.futureArguments(for: certificate, from: start) { try await tool.run(arguments) }
+                batch.filter { $0.startDays == nil && !$0.version1 }.map { spec.requestArguments(for: $0) }, concurrency: concurrency)
+            // openssl ca shares index.txt and serial.txt: one at a time; a version 1 certificate
+            // is two steps (a CSR, then openssl x509 -req).
+            for certificate in batch where certificate.startDays != nil || certificate.version1 {
+                let steps = certificate.version1 ? spec.version1Arguments(for: certificate) : spec.futureArguments(for: certificate, from: start)
+                for arguments in steps { try await tool.run(arguments) }
             }
         }
 
@@ -209,7 +213,7 @@ struct CertificateSpec: Sendable {
     let subject: String
     /// The certificate that signs it, nil for self-signed.
     let issuer: String?
-    /// The section of ext.cnf.
+    /// The section of ext.cnf (unused for a version 1 certificate).
     let section: String
     /// Days of validity.
     let days: Int
@@ -219,6 +223,9 @@ struct CertificateSpec: Sendable {
     let startDays: Int?
     /// Its serial number.
     let serial: Int
+    /// A version 1 certificate: no extensions at all (`openssl x509 -req` from a CSR, as the
+    /// old tutorials make them; `openssl req -x509` always makes version 3).
+    let version1: Bool
 }
 
 /// One case before generation: names of corpus certificates, not paths.
@@ -265,16 +272,17 @@ struct CorpusSpec: Sendable {
 
     mutating func cert(
         _ name: String, _ subject: String, issuer: String? = nil, section: String = "ca", days: Int = 3650, key: String? = nil,
-        startDays: Int? = nil
+        startDays: Int? = nil, version1: Bool = false
     ) {
         precondition(index[name] == nil, "two corpus certificates named \(name)")
         if let issuer { precondition(index[issuer] != nil, "\(name): its issuer \(issuer) is declared after it") }
         precondition(startDays == nil || issuer != nil, "\(name): a certificate valid later needs an issuer (openssl ca)")
+        precondition(startDays == nil || !version1, "\(name): a version 1 certificate is valid from now")
         index[name] = certificates.count
         certificates.append(
             CertificateSpec(
                 name: name, subject: subject, issuer: issuer, section: section, days: days, key: key ?? name, startDays: startDays,
-                serial: certificates.count + 1))
+                serial: certificates.count + 1, version1: version1))
     }
 
     mutating func check(
@@ -344,6 +352,22 @@ struct CorpusSpec: Sendable {
                 "-enddate", Self.opensslTime(notAfter), "-extfile", "ext.cnf", "-extensions", spec.section, "-preserveDN",
             ],
         ]
+    }
+
+    /// `openssl req` (a CSR) then `openssl x509 -req` without extensions, signed by the issuer
+    /// or, for a self-signed one, by its own key: a version 1 certificate valid from now.
+    func version1Arguments(for spec: CertificateSpec) -> [[String]] {
+        var sign = [
+            "x509", "-req", "-in", spec.name + ".csr", "-days", String(spec.days), "-set_serial", String(spec.serial), "-sha256",
+            "-out", spec.name + ".pem",
+        ]
+        if let issuer = spec.issuer {
+            let signer = certificate(issuer)
+            sign += ["-CA", signer.name + ".pem", "-CAkey", signer.key + ".key"]
+        } else {
+            sign += ["-signkey", spec.key + ".key"]
+        }
+        return [["req", "-new", "-key", spec.key + ".key", "-subj", spec.subject, "-config", "ext.cnf", "-out", spec.name + ".csr"], sign]
     }
 
     /// `YYYYMMDDHHMMSSZ`, as `openssl ca -startdate` takes it.

@@ -103,6 +103,23 @@ struct CertificateFactoryTests {
         expectError(error, is: .invalidArgument, mentioning: ["leaf.csr", "co.uk is a public suffix"])
     }
 
+    @Test(
+        "an openssl CSR asking for a wildcard over a public suffix with a trailing dot, or with an empty label, is refused before anything is issued",
+        arguments: ["*.co.uk.", "*..co.uk", "*..example.com"])
+    func wildcardSpelledToSlipThrough(name: String) async throws {
+        let box = try OpenSSLBox()
+        let pki = try await TestPKI.make()
+        try box.openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "leaf.key",
+                        "-subj", "/CN=bank", "-addext", "subjectAltName=DNS:\(name)", "-out", "leaf.csr")
+        let csr = try X509Files.readCSR(path: box.path("leaf.csr"))
+        let text = try box.openssl("req", "-in", "leaf.csr", "-noout", "-text").out
+        #expect(text.contains("DNS:\(name)"), "the CSR must carry DNS:\(name): \(text)")
+        let error = try await thrownAsync(X509Error.self) {
+            try await CertificateFactory.issue(csr: csr, csrSource: "leaf.csr", caCertificate: pki.intermediate, caSigner: pki.intermediateSigner, profile: .server)
+        }
+        expectError(error, is: .invalidArgument, mentioning: ["leaf.csr"])
+    }
+
     @Test("a CA restricted to clientAuth issues no server, and a name-constrained CA no name outside its subtree")
     func issuingFollowsTheCA() async throws {
         let box = try OpenSSLBox()

@@ -22,6 +22,12 @@ struct DNSNameRulesTests {
         ("www.*.example.com", "www.a.example.com", false),
         ("xn--*.example.com", "xn--bcher-kva.example.com", false),
         ("*.*.example.com", "a.b.example.com", false),
+        // An empty label after the * is no base at all: *..co.uk covers nothing under co.uk.
+        ("*..co.uk", "a..co.uk", false),
+        ("*..example.com", "a..example.com", false),
+        ("*.co.uk.", "bank.co.uk", false),
+        ("www.example.com.", "www.example.com", true),
+        ("*.example.com.", "a.example.com", true),
         // *.ck is a public suffix rule, www.ck its exception: www.ck is registrable.
         ("*.foo.ck", "a.foo.ck", false),
         ("*.www.ck", "a.www.ck", true),
@@ -48,7 +54,10 @@ struct DNSNameRulesTests {
     }
 
     @Test func wildcardsThatMayNotBeIssued() {
-        for name in ["*.com", "*.co.uk", "*", "*.uk", "f*.example.com", "www.*.example.com", "*.*.example.com"] {
+        for name in [
+            "*.com", "*.co.uk", "*", "*.uk", "f*.example.com", "www.*.example.com", "*.*.example.com", "*.co.uk.", "*.CO.UK.", "*..co.uk",
+            "*..example.com", "*.com.",
+        ] {
             #expect(DNSNameRules.problemIssuing(name) != nil, "\(name)")
         }
         for name in ["*.example.com", "*.bank.co.uk", "www.example.com"] {

@@ -29,6 +29,9 @@ struct OpenSSLDifferentialTests {
         case signetAccepts(reason: String)
         /// openssl refuses; Signet may go either way, for `reason` (only its time is checked).
         case opensslRefusesSignetEither(reason: String)
+        /// Both refuse, Signet with `signetCode` whatever openssl's errors, for `reason` (openssl
+        /// refuses only the name where Signet refuses the chain).
+        case bothRefuse(signetCode: SignetErrorCode<X509Error>, reason: String)
     }
 
     /// The documented divergences, by case name.
@@ -57,8 +60,16 @@ struct OpenSSLDifferentialTests {
             reason: "co.uk is a public suffix: a wildcard over it matches nothing for Signet, as for browsers; OpenSSL only wants two labels after the *")
         table["names/san-wildcard-partial/dns-foo.example.com/server"] = .opensslAccepts(
             signetCode: .hostnameMismatch, reason: "Signet takes a wildcard only as the whole left-most label; OpenSSL matches f*.example.com")
+        let trailingDot =
+            "Signet matches a DNS name with a trailing dot to the host without it and holds it to the name constraints without it; OpenSSL's nc_dns compares it with its dot, so an excluded subtree misses it, and its host check refuses the name"
+        for (label, host) in [("a.evil.com-dot", "a.evil.com"), ("evil.com-dot", "evil.com"), ("wildcard.evil.com-dot", "a.evil.com"), ("localhost-dot", "localhost")] {
+            table["nc/excluded-evil/san-\(label)/no-host/server"] = .opensslAccepts(signetCode: .chainInvalid, reason: trailingDot)
+            table["nc/excluded-evil/san-\(label)/dns-\(host)/server"] = .bothRefuse(signetCode: .chainInvalid, reason: trailingDot)
+        }
         table["names/san-www/dns-www.example.com./server"] = .signetAccepts(
             reason: "Signet ignores one trailing dot of the host, as curl and browsers do; OpenSSL refuses www.example.com. against DNS:www.example.com")
+        table["names/san-www-dot/dns-www.example.com/server"] = .signetAccepts(
+            reason: "Signet ignores one trailing dot of a presented name, as curl does; OpenSSL refuses www.example.com against DNS:www.example.com.")
         let nameOnlyBuilder =
             "without key identifiers OpenSSL's builder takes the first same-named issuer and fails its signature (error 7); Signet's bounded search may or may not reach the anchor within its budget"
         for width in 4...7 {
@@ -137,6 +148,9 @@ struct OpenSSLDifferentialTests {
         let runs: [(String, [String])] = [
             ("ku/leaf-keyEncipherment/server", []),
             ("ku/leaf-keyEncipherment/client", []),
+            ("ku/ca-version-1/server", []),
+            ("ku/root-version-1/server", []),
+            ("names/san-wildcard-empty-label/dns-a..co.uk/server", []),
             ("names/cn-www/dns-www.example.com/server", ["--allow-cn-fallback"]),
             ("names/san-wildcard/dns-a.b.example.com/server", []),
             ("validity/leaf-valid-1-day/in-7-days/server", []),
@@ -263,6 +277,9 @@ struct OpenSSLDifferentialTests {
             #expect(outcome.signetAccepts, "\(summary)\n  documented divergence, Signet should accept: \(reason)")
         case .opensslRefusesSignetEither(let reason)?:
             #expect(!outcome.opensslAccepts, "\(summary)\n  documented divergence, openssl should refuse: \(reason)")
+        case .bothRefuse(let code, let reason)?:
+            #expect(!outcome.opensslAccepts, "\(summary)\n  documented divergence, openssl should refuse: \(reason)")
+            #expect(outcome.signetError?.code == code, "\(summary)\n  documented divergence, Signet should refuse with \(code): \(reason)")
         }
         // A mesh Signet refuses is refused for its paths or its budget, never for a name.
         if outcome.testCase.family == .mesh, let error = outcome.signetError {

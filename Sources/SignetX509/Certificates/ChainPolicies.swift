@@ -92,14 +92,20 @@ struct CommonNameConstraintsPolicy: VerifierPolicy {
 
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         let leaf = chain.leaf
-        var names = ChainNames.dnsNames(of: leaf).filter { $0.hasSuffix(".") }.map { String($0.dropLast()) }
+        let dnsNames = ChainNames.dnsNames(of: leaf)
+        let constrained = chain.dropFirst().contains { issuer in
+            guard let constraints = try? issuer.extensions.nameConstraints else { return false }
+            return !(constraints.permittedSubtrees + constraints.excludedSubtrees).compactMap(ChainNames.dnsBase).isEmpty
+        }
+        // Under DNS name constraints, a name with an empty label (`a..evil.com`) is no DNS name
+        // that a subtree could be checked against (openssl: excluded subtree violation).
+        if constrained, let malformed = dnsNames.first(where: { DNSNameRules.hasEmptyLabel($0.hasSuffix(".") ? String($0.dropLast()) : $0) }) {
+            return .failsToMeetPolicy(reason: "its name \(PrintableText.escaped(malformed)) is not a DNS name (an empty label)")
+        }
+        var names = dnsNames.filter { $0.hasSuffix(".") }.map { String($0.dropLast()) }
         if !ChainNames.hasDNSName(leaf) {
             names += ChainNames.commonNames(of: leaf).filter(DNSNameRules.commonNameIsDNSName)
-            let unreadable = leaf.subject.flatMap { $0 }.contains { $0.type == .RDNAttributeType.commonName && String($0.value) == nil }
-            let constrained = chain.dropFirst().contains { issuer in
-                guard let constraints = try? issuer.extensions.nameConstraints else { return false }
-                return !(constraints.permittedSubtrees + constraints.excludedSubtrees).compactMap(ChainNames.dnsBase).isEmpty
-            }
+            let unreadable = leaf.subject.flatMap { $0 }.contains { $0.type == .RDNAttributeType.commonName && ChainNames.text(of: $0.value) == nil }
             if unreadable, constrained {
                 return .failsToMeetPolicy(reason: "its common name is in a string type whose name cannot be checked against the DNS name constraints of its issuers")
             }
@@ -182,9 +188,41 @@ enum ChainNames {
         return sans.compactMap { if case .dnsName(let name) = $0 { return name } else { return nil } }
     }
 
-    /// The values of the certificate's subject CNs, in order.
+    /// The values of the certificate's subject CNs, in order, in any string type that can be
+    /// read (``text(of:)``).
     static func commonNames(of certificate: Certificate) -> [String] {
-        certificate.subject.flatMap { $0 }.filter { $0.type == .RDNAttributeType.commonName }.compactMap { String($0.value) }
+        certificate.subject.flatMap { $0 }.filter { $0.type == .RDNAttributeType.commonName }.compactMap { text(of: $0.value) }
+    }
+
+    /// An attribute's text: UTF8String, PrintableString, IA5String (swift-certificates reads
+    /// them), and BMPString (UTF-16), UniversalString (UTF-32), T61String and VisibleString
+    /// (read byte for byte, as OpenSSL does); nil for anything else.
+    static func text(of value: RelativeDistinguishedName.Attribute.Value) -> String? {
+        if let text = String(value) { return text }
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(ASN1Any(value))) != nil, let node = try? DER.parse(serializer.serializedBytes),
+              node.identifier.tagClass == .universal, case .primitive(let content) = node.content
+        else { return nil }
+        let bytes = Array(content)
+        switch node.identifier.tagNumber {
+        case 30:  // BMPString
+            guard bytes.count % 2 == 0 else { return nil }
+            let units = stride(from: 0, to: bytes.count, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+            return String(validating: units, as: UTF16.self)
+        case 28:  // UniversalString
+            guard bytes.count % 4 == 0 else { return nil }
+            var text = ""
+            for index in stride(from: 0, to: bytes.count, by: 4) {
+                let value = bytes[index..<(index + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                guard let scalar = Unicode.Scalar(value) else { return nil }
+                text.unicodeScalars.append(scalar)
+            }
+            return text
+        case 20, 26:  // T61String, VisibleString
+            return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+        default:
+            return nil
+        }
     }
 
     /// The DNS name of a name-constraint subtree, nil for another kind of name.
