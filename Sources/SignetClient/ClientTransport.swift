@@ -16,7 +16,7 @@ public protocol ClientTransport: Sendable {
     /// transport without streaming may read the body first and hand it over (the default).
     func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8])
 
-    /// This transport giving each exchange `timeout` instead (a large upload); a transport
+    /// This transport allowing each exchange at least `timeout` (a large upload); a transport
     /// without its own timeout returns itself (the default).
     func with(timeout: Duration) -> any ClientTransport
 }
@@ -52,9 +52,10 @@ public struct PinnedTransport: ClientTransport {
         self.client = client
     }
 
+    /// This transport allowing each exchange at least `timeout` (never less than it allowed).
     public func with(timeout: Duration) -> any ClientTransport {
         var client = client
-        client.timeout = TimeAmount(timeout)
+        client.timeout = max(client.timeout, TimeAmount(timeout))
         return PinnedTransport(client: client)
     }
 

@@ -130,21 +130,26 @@ struct InterruptCleanupTests {
         let pid = process.processIdentifier
         defer { if process.isRunning { kill(pid, SIGKILL) } }
         let deadline = TestTimeouts.deadline
-        var caught = false
-        while !caught, process.isRunning, ContinuousClock.now < deadline {
-            guard try started() else {
-                try await Task.sleep(for: .milliseconds(5))
-                continue
-            }
-            kill(pid, SIGSTOP)
-            // Every thread stopped (where /proc tells): the writer is among them.
+        // The command runs only in short slices between stops, and `started` is asked while it
+        // is stopped: however busy the machine, it cannot pass from "not started" to "done"
+        // unseen (a slice is far shorter than writing the output), so it is caught mid-write.
+        kill(pid, SIGSTOP)
+        func waitUntilStopped() async throws {
             while ContinuousClock.now < deadline, process.isRunning, threadStates(of: pid).contains(where: { $0 != "T" && $0 != "t" }) {
-                try await Task.sleep(for: .milliseconds(5))
+                try await Task.sleep(for: .milliseconds(1))
             }
+        }
+        try await waitUntilStopped()
+        var caught = try started()
+        while !caught, process.isRunning, ContinuousClock.now < deadline {
+            kill(pid, SIGCONT)
+            try await Task.sleep(for: .milliseconds(3))
+            kill(pid, SIGSTOP)
+            try await waitUntilStopped()
             caught = try started()
-            if !caught { kill(pid, SIGCONT) }
         }
         if !caught {
+            kill(pid, SIGCONT)
             while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             try #require(!process.isRunning, "signet neither began writing nor finished: \((try? box.readText("stderr.txt")) ?? "")")
             return nil
@@ -159,9 +164,9 @@ struct InterruptCleanupTests {
     @Test func bundleCreateLeavesNothingAndTheOldFileStands() async throws {
         let box = try Sandbox()
         try box.makeKey("k")
-        // 128 MiB that reads, hashes and writes like real data.
-        let size = 128 << 20
-        try box.shell("mkdir big && head -c \(size) /dev/urandom > big/big.bin")
+        // 512 MiB (sparse: quick to make, written out whole): far more than one slice can write.
+        let size = 512 << 20
+        try box.shell("mkdir big && truncate -s \(size) big/big.bin")
         let arguments = [
             "bundle", "create", "-q", "--key", box.path("k"), "--name", "app", "--version", "1", "--force", "-o", box.path("out.bundle"),
             box.path("big"),
@@ -189,8 +194,8 @@ struct InterruptCleanupTests {
         try box.trustInit("trust.json", keys: ["k"])
         try box.makeTree("v1", ["a.txt": "version one\n", "sub/b.txt": "bravo\n"])
         try box.createBundle("v1.bundle", keys: ["k"], version: 1, inputs: ["v1"])
-        let size = 128 << 20
-        try box.shell("mkdir v2 && head -c \(size) /dev/urandom > v2/big.bin")
+        let size = 512 << 20
+        try box.shell("mkdir v2 && truncate -s \(size) v2/big.bin")
         try box.createBundle("v2.bundle", keys: ["k"], version: 2, inputs: ["v2"])
         // The staging folders (`.dest.signet-XXXXXX`) and set-aside trees (`.dest.signet-old-…`) beside dest.
         let staging = { try Self.leftovers(of: "dest", in: box) }
