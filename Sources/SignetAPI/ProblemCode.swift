@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// What a refusal from `signet serve` means: the stable `code` of its RFC 9457 problem
 /// document (`server.<name>`), and the status it comes with.
 ///
@@ -41,6 +43,27 @@ public enum ProblemCode: String, CaseIterable, Sendable, Codable {
     case overloaded
     /// The database or another dependency failed; retry later (503).
     case unavailable
+
+    /// The status's reason phrase (RFC 9110's names): the problem document's `title`.
+    public var title: String {
+        switch status {
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 408: return "Request Timeout"
+        case 409: return "Conflict"
+        case 413: return "Content Too Large"
+        case 415: return "Unsupported Media Type"
+        case 416: return "Range Not Satisfiable"
+        case 422: return "Unprocessable Content"
+        case 429: return "Too Many Requests"
+        default: return "Service Unavailable"
+        }
+    }
+
+    /// The status with its reason phrase, for a response's status line.
+    public var httpStatus: HTTPResponse.Status { HTTPResponse.Status(code: status, reasonPhrase: title) }
 
     /// The problem document's `code`: `server.<name>`.
     public var code: String { Self.domain + "." + rawValue }
@@ -99,8 +122,8 @@ public struct ProblemDocument: Codable, Sendable, Equatable {
     }
 
     /// The document for `code`, with the status's reason phrase as its title.
-    public init(code: ProblemCode, title: String, detail: String, instance: String?) {
-        self.init(type: code.type, title: title, status: code.status, detail: detail, code: code.code, instance: instance)
+    public init(code: ProblemCode, detail: String, instance: String?) {
+        self.init(type: code.type, title: code.title, status: code.status, detail: detail, code: code.code, instance: instance)
     }
 
     /// The code, when this version knows it.

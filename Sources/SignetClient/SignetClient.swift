@@ -272,7 +272,9 @@ public actor SignetClient {
         case .revoked?: return .revokedApp(detail: detail)
         case .sessionEnded?: return .sessionEnded(detail: detail)
         case .invalidCredentials?: return .wrongCredentials
-        case .rateLimited?: return .rateLimited(retryAfter: head.headerFields[.retryAfter].flatMap { Int($0) } ?? 1)
+        // Retry-After is not covered by the answer's signature: a value is taken only within
+        // reason (1 s to a day), else 60 s.
+        case .rateLimited?: return .rateLimited(retryAfter: head.headerFields[.retryAfter].flatMap { Int($0) }.flatMap { (1...86_400).contains($0) ? $0 : nil } ?? 60)
         case nil where head.status.code == 401: return .signatureRefused(detail: detail)
         default: return .refused(status: head.status.code, code: problem?.code ?? "http.\(head.status.code)", detail: detail)
         }

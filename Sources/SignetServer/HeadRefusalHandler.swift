@@ -18,8 +18,12 @@ final class HeadRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     let limits: ServerLimits
-    /// A request's head has passed and its response has not ended.
-    private var inRequest = false
+    /// A request's head has passed and its body has not ended: an error now is the body's.
+    private var bodyPending = false
+    /// Requests whose response has not ended (pipelined ones wait their turn).
+    private var unanswered = 0
+    /// A refused head whose answer waits for the responses before it.
+    private var refusal: (any Error)?
     private var refused = false
 
     init(limits: ServerLimits) {
@@ -27,31 +31,54 @@ final class HeadRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { inRequest = true }
+        switch unwrapInboundIn(data) {
+        case .head:
+            bodyPending = true
+            unanswered += 1
+        case .end: bodyPending = false
+        case .body: break
+        }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { inRequest = false }
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        unanswered = max(0, unanswered - 1)
         context.write(data, promise: promise)
+        if unanswered == 0, let error = refusal {
+            refusal = nil
+            refuse(error, context: context)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard error is HTTPParserError, !inRequest else {
+        guard error is HTTPParserError, !bodyPending else {
             context.fireErrorCaught(error)
             return
         }
         guard !refused else { return }
         refused = true
+        // Pipelined after requests still being answered: refused once their answers are out.
+        if unanswered > 0 {
+            refusal = error
+        } else {
+            refuse(error, context: context)
+        }
+    }
+
+    private func refuse(_ error: any Error, context: ChannelHandlerContext) {
         let detail = "the request head is not valid HTTP/1.1, or is over the limits (\(limits.maximumHeaderBytes) bytes, \(limits.maximumHeaderFields) fields): \(error)"
-        let document = ProblemDocument(code: .badRequest, title: HTTPResponse.Status.badRequest.reasonPhrase, detail: detail, instance: nil)
+        let document = ProblemDocument(code: .badRequest, detail: detail, instance: nil)
         let body = (try? ServerResponder.encoder.encode(document)).map(Array.init) ?? []
         var fields = HTTPFields()
         fields[.contentType] = ProblemDocument.mediaType
         fields[.contentLength] = String(body.count)
         fields[.connection] = "close"
         fields[.requestID] = UUID().uuidString.lowercased()
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: .badRequest, headerFields: fields))), promise: nil)
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: ProblemCode.badRequest.httpStatus, headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: body))), promise: nil)
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(promise: nil) }

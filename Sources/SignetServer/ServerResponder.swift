@@ -96,8 +96,8 @@ public struct ServerResponder: Sendable {
 
     /// A problem document with the given code and detail, answered with the code's status.
     func problem(code: ProblemCode, detail: String, for request: Request, headers: HTTPFields) async -> Response {
-        let status = HTTPResponse.Status(code: code.status)
-        let document = ProblemDocument(code: code, title: status.reasonPhrase, detail: detail, instance: request.uri.path)
+        let status = code.httpStatus
+        let document = ProblemDocument(code: code, detail: detail, instance: request.uri.path)
         var fields = headers
         fields[.contentType] = ProblemDocument.mediaType
         let body = (try? Self.encoder.encode(document)).map(Array.init) ?? []

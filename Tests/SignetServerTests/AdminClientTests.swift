@@ -23,7 +23,7 @@ import Testing
 
     /// A problem document's bytes.
     static func problem(_ code: ProblemCode, _ detail: String) throws -> [UInt8] {
-        Array(try JSONEncoder().encode(ProblemDocument(code: code, title: "Forbidden", detail: detail, instance: "/v1/admin/apps")))
+        Array(try JSONEncoder().encode(ProblemDocument(code: code, detail: detail, instance: "/v1/admin/apps")))
     }
 
     @Test func aTamperedAdminAnswerIsRefused() async throws {

@@ -102,4 +102,45 @@ import Testing
         #expect(damaged.status == 4 && damaged.stderr.contains("is not a profiles file"), "\(damaged)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("{\"version\": 1, \"profiles\": [".utf8))
     }
+
+    /// A profiles file edited by hand, or a folder others may write: refused, names escaped.
+    @Test func whatAProfileFileMayNotHold() throws {
+        let folder = try TemporaryFolder(prefix: "signet-profile-file")
+        func signet(_ arguments: [String], environment: [String: String] = [:]) throws -> RunResult {
+            try SignetBinary.run(arguments, in: folder.url, environment: environment)
+        }
+        let config = folder.file("xdg-config/signet")
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = config + "/profiles.json"
+        let hostile = "x\u{1B}]0;PWNED\u{07}\u{202E}"
+        let file = #"{"version":1,"profiles":{"NAME":{"server":"https://127.0.0.1:8443","pins":["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#
+        for name in [hostile, "../../etc", ""] {
+            let json = file.replacingOccurrences(of: "NAME", with: name.unicodeScalars.map { $0.value < 0x20 || $0.value > 0x7E ? String(format: "\\u%04x", $0.value) : String($0) }.joined())
+            try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+            chmod(path, 0o600)
+            let listed = try signet(["client", "profile", "list"])
+            #expect(listed.status == 4 && listed.stderr.contains("which is not a profile name"), "\(name.debugDescription): \(listed)")
+            TerminalText.expectClean(listed, "profile list")
+        }
+        for name in ["../../etc", hostile] {
+            let used = try signet(["client", "profile", "use", name])
+            #expect(used.status == 2, "\(used)")
+            TerminalText.expectClean(used, "profile use")
+        }
+        // $SIGNET_PROFILE does not apply to a command given --server (it would sign with that
+        // profile's keys for another server).
+        try Data(file.replacingOccurrences(of: "NAME", with: "prod").utf8).write(to: URL(fileURLWithPath: path))
+        let elsewhere = try signet(["client", "me", "--server", "https://127.0.0.1:1"], environment: ["SIGNET_PROFILE": "prod"])
+        #expect(elsewhere.status == 2 && elsewhere.stderr.contains("give --app-key") && !elsewhere.stderr.contains("prod"), "\(elsewhere)")
+        // A folder others may write in (a file could be swapped under the check).
+        #expect(chmod(config, 0o777) == 0)
+        let loose = try signet(["client", "profile", "list"])
+        #expect(loose.status == 4 && loose.stderr.contains("must be its owner's alone"), "\(loose)")
+        #expect(chmod(config, 0o700) == 0)
+        // A symbolic link in its place is refused.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: folder.file("elsewhere.json"))
+        let linked = try signet(["client", "profile", "list"])
+        #expect(linked.status == 4 && linked.stderr.contains("symbolic link"), "\(linked)")
+    }
 }

@@ -52,7 +52,7 @@ enum ResponseContract {
             return
         }
         #expect(code.status == status && document.status == status, "\(line): \(document.code) is a \(code.status)", sourceLocation: sourceLocation)
-        #expect(document.type == code.type && !document.detail.isEmpty, "\(line): \(document)", sourceLocation: sourceLocation)
+        #expect(document.type == code.type && document.title == code.title && !document.detail.isEmpty, "\(line): \(document)", sourceLocation: sourceLocation)
         if code == .rateLimited || code == .overloaded {
             #expect(head.headerFields[.retryAfter] != nil, "\(line): no Retry-After", sourceLocation: sourceLocation)
         }

@@ -176,4 +176,26 @@ import Testing
         #expect(printed == explained, "printed \(printed.sorted()), explained \(explained.sorted())")
         #expect(printed.isSuperset(of: ["url", "pin", "backup-pin", "response-key", "trust-root"]))
     }
+
+    /// A head the decoder refuses is answered with a problem document — also when it comes
+    /// pipelined behind a request still being answered (then after that answer).
+    @Test func aRefusedHeadGetsAProblemDocumentEvenPipelined() async throws {
+        try await TestServer.with(plainHTTP: true) { server in
+            for lead in ["", "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"] {
+                let socket = try await server.connect()
+                defer { socket.close() }
+                try await socket.write(Array((lead + "FOO BAR BAZ\r\n\r\n").utf8))
+                #expect(try await socket.waitForPeerClose(), "the connection was not closed")
+                let text = String(decoding: socket.received, as: UTF8.self)
+                let answers = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+                #expect(answers.count == (lead.isEmpty ? 1 : 2), "\(text)")
+                let refusal = answers.last ?? ""
+                #expect(refusal.hasPrefix("400 Bad Request"), "\(refusal)")
+                #expect(refusal.lowercased().contains("content-type: application/problem+json"), "\(refusal)")
+                #expect(refusal.lowercased().contains("request-id: "), "\(refusal)")
+                #expect(refusal.contains(#""code":"server.badRequest""#) && refusal.contains(#""title":"Bad Request""#), "\(refusal)")
+            }
+            #expect(try await server.healthStatus() == 200)
+        }
+    }
 }

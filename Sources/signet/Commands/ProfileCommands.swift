@@ -13,8 +13,8 @@ struct ProfileCommand: ParsableCommand {
         pkcs11: URI without a PIN), never key material, in $XDG_CONFIG_HOME/signet/profiles.json \
         (else ~/.config/signet/profiles.json; 0600, refused if anyone else could write it). \
         `signet client …` and the admin commands `signet server app|admin|user|session|resource|trust …` \
-        take --profile NAME, else $SIGNET_PROFILE, else the default profile when no --server is \
-        given; a flag given on the command line overrides the profile's value (TLS flags replace \
+        take --profile NAME; without it and without --server, $SIGNET_PROFILE or else the \
+        default profile; a flag given on the command line overrides the profile's value (TLS flags replace \
         its trust as a whole).
         """,
         subcommands: [Add.self, List.self, Show.self, Use.self, Remove.self])
@@ -81,7 +81,7 @@ struct ProfileCommand: ParsableCommand {
             }
             for (name, profile) in contents.profiles.sorted(by: { $0.key < $1.key }) {
                 let mark = name == contents.defaultProfile ? "\t(default)" : ""
-                Console.write("\(name)\t\(PrintableText.terminalSafe(profile.server))\(mark)\n")
+                Console.write("\(PrintableText.terminalSafe(name))\t\(PrintableText.terminalSafe(profile.server))\(mark)\n")
             }
         }
     }
@@ -101,6 +101,7 @@ struct ProfileCommand: ParsableCommand {
         @Argument(help: "The profile's name.") var name: String
 
         func run() throws {
+            try ProfileStore.checkName(name)
             let store = ProfileStore.standard()
             var contents = try store.load()
             _ = try store.select(name, useDefault: false)
@@ -114,6 +115,7 @@ struct ProfileCommand: ParsableCommand {
         @Argument(help: "The profile's name.") var name: String
 
         func run() throws {
+            try ProfileStore.checkName(name)
             let store = ProfileStore.standard()
             var contents = try store.load()
             _ = try store.select(name, useDefault: false)

@@ -43,26 +43,46 @@ struct ProfileStore {
         return ProfileStore(path: base + "/signet/profiles.json")
     }
 
-    /// The profiles; none when the file does not exist.
+    /// The profiles; none when the file does not exist. Opened once, without following a link
+    /// or waiting on a FIFO, and checked as opened (owner, mode, a regular file), in a folder
+    /// only its owner may change — so the file checked is the file read.
     func load() throws -> Contents {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
+        try Self.checkFolder(AtomicFile.parentFolder(of: path))
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
             if errno == ENOENT { return Contents() }
+            if errno == ELOOP { throw ProfileError("\(path) is a symbolic link: a profiles file must be a file of its own") }
             throw ProfileError("\(path): \(String(cString: strerror(errno)))")
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw ProfileError("\(path) is not a regular file") }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw ProfileError("\(path) is not a regular file") }
         guard info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
             throw ProfileError("\(path) could have been changed by another user (owner or mode): only its owner may write it (chmod 600)")
         }
-        let bytes = try FileInput.readAll(path: path, limit: Self.maximumSize)
+        guard info.st_size <= Self.maximumSize else { throw ProfileError("\(path) is over \(Self.maximumSize) bytes") }
+        let bytes = (try? handle.read(upToCount: Self.maximumSize + 1)) ?? Data()
+        guard bytes.count <= Self.maximumSize else { throw ProfileError("\(path) is over \(Self.maximumSize) bytes") }
+        let contents: Contents
         do {
-            let contents = try JSONDecoder().decode(Contents.self, from: Data(bytes))
-            guard contents.version == 1 else { throw ProfileError("\(path) is of version \(contents.version); this signet reads version 1") }
-            return contents
-        } catch let error as ProfileError {
-            throw error
+            contents = try JSONDecoder().decode(Contents.self, from: bytes)
         } catch {
             throw ProfileError("\(path) is not a profiles file: \(error)")
+        }
+        guard contents.version == 1 else { throw ProfileError("\(path) is of version \(contents.version); this signet reads version 1") }
+        if let bad = (Array(contents.profiles.keys) + [contents.defaultProfile].compactMap { $0 }).first(where: { !AdminAPI.isValidName($0) }) {
+            throw ProfileError("\(path) names a profile \"\(PrintableText.terminalSafe(bad))\", which is not a profile name (\(AdminAPI.nameRule))")
+        }
+        return contents
+    }
+
+    /// The folder of the profiles file, when it exists, is its owner's, and nobody else may add
+    /// or swap files in it.
+    static func checkFolder(_ folder: String) throws {
+        var info = stat()
+        guard lstat(folder, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
+            throw ProfileError("\(folder): the folder of the profiles file must be its owner's alone (chmod 700)")
         }
     }
 
@@ -70,15 +90,19 @@ struct ProfileStore {
     func save(_ contents: Contents) throws {
         let folder = AtomicFile.parentFolder(of: path)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Self.checkFolder(folder)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         try AtomicFile.write(Array(try encoder.encode(contents)) + [0x0A], to: path, permissions: .privateToOwner, overwrite: true)
     }
 
-    /// The profile to use: `name` (from `--profile`), else `$SIGNET_PROFILE`, else the default
-    /// when `useDefault`; nil when none applies. A name that is not stored is an error.
+    /// The profile to use: `name` (from `--profile`), else — when `useDefault` (no `--server`
+    /// given) — `$SIGNET_PROFILE`, else the default; nil when none applies. A name that is not
+    /// stored is an error.
     func select(_ name: String?, useDefault: Bool) throws -> (name: String, profile: ConnectionProfile)? {
-        let named = name ?? ProcessInfo.processInfo.environment[Self.profileVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let fromEnvironment = useDefault ? ProcessInfo.processInfo.environment[Self.profileVariable].flatMap { $0.isEmpty ? nil : $0 } : nil
+        let named = name ?? fromEnvironment
+        if let named { try Self.checkName(named) }
         let contents = try load()
         if let named {
             guard let profile = contents.profiles[named] else {

@@ -152,7 +152,7 @@ struct AdminConnectionOptions: ParsableArguments {
 /// `--profile`: which stored connection a client or admin command uses.
 struct ProfileOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Use the stored connection NAME (`signet client profile add`); else $SIGNET_PROFILE, else the default profile when no --server is given. Flags given override its values.",
+        "Use the stored connection NAME (`signet client profile add`); without it and without --server, $SIGNET_PROFILE or else the default profile. Flags given override its values.",
         valueName: "NAME"))
     var profile: String?
 }
