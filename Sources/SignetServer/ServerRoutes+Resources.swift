@@ -30,7 +30,9 @@ extension ServerRoutes {
         }
         signed.get("resources/:name/:version") { request, context in
             let name = try Self.pathParameter("name", context)
-            guard let version = Int64(try Self.pathParameter("version", context)), version >= 1 else {
+            // Digits only, no sign and no leading zero: one spelling per version.
+            let text = try Self.pathParameter("version", context)
+            guard text.first != "0", text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let version = Int64(text), version >= 1 else {
                 throw ServerError.badRequest(detail: "the version must be a whole number from 1")
             }
             guard context.identity != nil, let record = try await store.resource(name: name, version: version) else {

@@ -198,4 +198,16 @@ import Testing
             #expect(try await server.healthStatus() == 200)
         }
     }
+
+    /// A version is spelled one way: digits, no sign, no leading zero (else 400, as documented).
+    @Test func aVersionHasOneSpelling() async throws {
+        try await TestServer.with { server in
+            for version in ["+1", "01", "1.0", "0", "-1", "99999999999999999999"] {
+                let answer = try await server.api.send(.get, "/v1/resources/site/\(version)", signer: server.appSigner)
+                #expect(answer.status == 400 && answer.problemCode == "server.badRequest", "\(version): \(answer.status) \(answer.text)")
+            }
+            let unknown = try await server.api.send(.get, "/v1/resources/site/1", signer: server.appSigner)
+            #expect(unknown.status == 404)
+        }
+    }
 }
