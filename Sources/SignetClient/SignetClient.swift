@@ -245,7 +245,10 @@ public actor SignetClient {
         var requestSignature = SignatureComponent("signature")
         requestSignature.key = "sig1"
         requestSignature.fromRequest = true
-        policy.requiredComponents = [.status, method, target, requestSignature] + extra
+        // A Retry-After the client would act on must be the server's.
+        let retryAfter = SignatureComponent("retry-after")
+        let fields = head.headerFields[.retryAfter] != nil && !extra.contains(retryAfter) ? [retryAfter] : []
+        policy.requiredComponents = [.status, method, target, requestSignature] + extra + fields
         policy.requireNonce = false
         let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(publicKeys: [key]), policy: policy)
         do {
@@ -272,8 +275,8 @@ public actor SignetClient {
         case .revoked?: return .revokedApp(detail: detail)
         case .sessionEnded?: return .sessionEnded(detail: detail)
         case .invalidCredentials?: return .wrongCredentials
-        // Retry-After is not covered by the answer's signature: a value is taken only within
-        // reason (1 s to a day), else 60 s.
+        // Retry-After is covered by the answer's signature when responses are checked; a value
+        // is taken only within reason (1 s to a day) all the same, else 60 s.
         case .rateLimited?: return .rateLimited(retryAfter: head.headerFields[.retryAfter].flatMap { Int($0) }.flatMap { (1...86_400).contains($0) ? $0 : nil } ?? 60)
         case nil where head.status.code == 401: return .signatureRefused(detail: detail)
         default: return .refused(status: head.status.code, code: problem?.code ?? "http.\(head.status.code)", detail: detail)

@@ -110,7 +110,10 @@ public struct ServerResponder: Sendable {
 
     func response(status: HTTPResponse.Status, fields: HTTPFields, body: [UInt8], for request: Request) async throws -> Response {
         var head = HTTPResponse(status: status, headerFields: fields)
-        try await sign(&head, body: body, hasBody: !body.isEmpty, for: request)
+        // A client waits as long as Retry-After says: the signature covers it, so that nobody
+        // on the way can make it wait forever or hammer the server.
+        let covering = fields[.retryAfter] == nil ? [] : ["retry-after"]
+        try await sign(&head, body: body, hasBody: !body.isEmpty, covering: covering, for: request)
         return Response(status: head.status, headers: head.headerFields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 

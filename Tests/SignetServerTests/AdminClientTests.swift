@@ -110,4 +110,33 @@ import Testing
             #expect(misleadingError.code == .refused, "\(misleadingError)")
         }
     }
+
+    /// A client waits as long as the server says: Retry-After is covered by the answer's
+    /// signature, so a man in the middle cannot shorten (or stretch) it.
+    @Test func retryAfterIsTheServersOwn() async throws {
+        try await TestServer.with { server in
+            _ = try await registerAndSignIn(server, email: "ann@example.com")
+            let client = try F.client(server)
+            var limited: ClientError?
+            for _ in 0..<30 where limited == nil {
+                let error = try await thrownAsync(ClientError.self) { try await client.signIn(email: "ann@example.com", password: "wrong password!") }
+                if case .rateLimited = error { limited = error }
+            }
+            guard case .rateLimited(let wait)? = limited else {
+                Issue.record("no rate limit after 30 wrong passwords")
+                return
+            }
+            #expect(wait > 1, "\(wait)")
+            let hurried = F.RewritingTransport(inner: F.pinned(server)) { _, head, body in
+                var fields = head.headerFields
+                guard fields[.retryAfter] != nil else { return nil }
+                fields[.retryAfter] = "1"
+                return (HTTPResponse(status: head.status, headerFields: fields), body)
+            }
+            let tampered = try await thrownAsync(ClientError.self) {
+                try await F.client(server, transport: hurried).signIn(email: "ann@example.com", password: "wrong password!")
+            }
+            #expect(tampered.code == .responseSignatureInvalid, "\(tampered)")
+        }
+    }
 }
