@@ -228,7 +228,7 @@ public actor SignetClient {
     }
 
     /// What a client asks the server to sign in its answers (`Accept-Signature`).
-    static let acceptSignature = #"server=("@status" "@method";req "@target-uri";req "signature";req;key="sig1")"#
+    static let acceptSignature = APISignatureRules.responseLabel + #"=("@status" "@method";req "@target-uri";req "signature";req;key="sig1")"#
 
     /// Checks the response's `server` signature: the status, the body's digest when there is
     /// a body, and the request it answers — its method, URL and its own signature, so an
@@ -253,7 +253,7 @@ public actor SignetClient {
         let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(publicKeys: [key]), policy: policy)
         do {
             _ = try await verifier.verify(
-                .response(head, answering: request), bodyDigests: bodyDigests, label: "server")
+                .response(head, answering: request), bodyDigests: bodyDigests, label: APISignatureRules.responseLabel)
         } catch {
             throw .responseSignatureInvalid(detail: error.description)
         }

@@ -1,3 +1,4 @@
+import SignetAPI
 import SignetCore
 import SignetHTTP
 
@@ -14,8 +15,10 @@ public struct ServerConfiguration: Sendable {
     /// carries a bearer token.
     public var signaturePolicy: HTTPSignaturePolicy = {
         var policy = HTTPSignaturePolicy()
-        policy.requireNonce = true
-        policy.fieldsCoveredWhenPresent = ["authorization"]
+        policy.requiredComponents = APISignatureRules.requiredComponents.map { SignatureComponent($0) }
+        policy.requireContentDigestWithBody = APISignatureRules.contentDigestWithBody
+        policy.requireNonce = APISignatureRules.requiresNonce
+        policy.fieldsCoveredWhenPresent = APISignatureRules.fieldsCoveredWhenPresent
         // A client signs once; a proxy in front may add one. More are not checked.
         policy.maximumSignaturesChecked = 2
         return policy

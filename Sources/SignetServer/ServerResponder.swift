@@ -35,7 +35,7 @@ public struct ServerResponder: Sendable {
         maximumFieldBytes = policy.maximumFieldBytes
         self.signer = signer.map { signer in
             var messageSigner = HTTPMessageSigner(key: .signer(signer))
-            messageSigner.label = "server"
+            messageSigner.label = APISignatureRules.responseLabel
             return messageSigner
         }
     }

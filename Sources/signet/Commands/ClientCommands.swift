@@ -110,9 +110,10 @@ extension ClientCommand {
 
         func run() async throws {
             let root = try TrustRoot.load(path: trust)
-            let server = try connection.resolved().server
+            let resolved = try connection.resolved()
             let client = try await connection.client(
-                trustRoot: root, resourceState: state ?? ClientConnectionOptions.defaultStateFolder(server: server), withSession: false)
+                trustRoot: root, resourceState: state ?? ClientConnectionOptions.defaultStateFolder(server: resolved.server), withSession: false,
+                resolved: resolved)
             let fetched = try await client.fetchResource(name, into: destination)
             Console.write("\(PrintableText.terminalSafe(fetched.name))\t\(fetched.version)\t\(fetched.updated ? "updated" : "unchanged")\n")
         }
@@ -143,8 +144,10 @@ struct ClientConnectionOptions: ParsableArguments {
 
     /// The client; `withSession` false keeps no session (fetching resources needs none, nor a
     /// vault). `resourceState` nil: the default state folder for the server.
-    func client(trustRoot: TrustRoot? = nil, resourceState: String? = nil, withSession: Bool = true) async throws -> SignetClient {
-        let connection = try resolved()
+    func client(
+        trustRoot: TrustRoot? = nil, resourceState: String? = nil, withSession: Bool = true, resolved given: ResolvedConnection? = nil
+    ) async throws -> SignetClient {
+        let connection = try given ?? resolved()
         let policy = try ServerConnection.policy(server: connection.server, trust: connection.trust)
         let resolver = keyAccess.resolver
         let signer = try await ServerConnection.httpSigner(try connection.require(\.appKey, "--app-key"), resolver: resolver)

@@ -101,12 +101,7 @@ struct ProfileCommand: ParsableCommand {
         @Argument(help: "The profile's name.") var name: String
 
         func run() throws {
-            try ProfileStore.checkName(name)
-            let store = ProfileStore.standard()
-            var contents = try store.load()
-            _ = try store.select(name, useDefault: false)
-            contents.defaultProfile = name
-            try store.save(contents)
+            try ProfileStore.standard().edit(name) { $0.defaultProfile = name }
         }
     }
 
@@ -115,13 +110,10 @@ struct ProfileCommand: ParsableCommand {
         @Argument(help: "The profile's name.") var name: String
 
         func run() throws {
-            try ProfileStore.checkName(name)
-            let store = ProfileStore.standard()
-            var contents = try store.load()
-            _ = try store.select(name, useDefault: false)
-            contents.profiles[name] = nil
-            if contents.defaultProfile == name { contents.defaultProfile = nil }
-            try store.save(contents)
+            try ProfileStore.standard().edit(name) { contents in
+                contents.profiles[name] = nil
+                if contents.defaultProfile == name { contents.defaultProfile = nil }
+            }
         }
     }
 }

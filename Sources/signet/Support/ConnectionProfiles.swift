@@ -104,15 +104,27 @@ struct ProfileStore {
         let named = name ?? fromEnvironment
         if let named { try Self.checkName(named) }
         let contents = try load()
-        if let named {
-            guard let profile = contents.profiles[named] else {
-                let known = contents.profiles.keys.sorted()
-                throw ValidationError("there is no profile \"\(PrintableText.terminalSafe(named))\" (\(known.isEmpty ? "none is stored" : "stored: " + known.joined(separator: ", "))); add it with `signet client profile add`")
-            }
-            return (named, profile)
-        }
+        if let named { return (named, try Self.profile(named, in: contents)) }
         guard useDefault, let name = contents.defaultProfile, let profile = contents.profiles[name] else { return nil }
         return (name, profile)
+    }
+
+    /// The stored profile `name`; one that is not stored is an error naming those that are.
+    static func profile(_ name: String, in contents: Contents) throws -> ConnectionProfile {
+        guard let profile = contents.profiles[name] else {
+            let known = contents.profiles.keys.sorted()
+            throw ValidationError("there is no profile \"\(PrintableText.terminalSafe(name))\" (\(known.isEmpty ? "none is stored" : "stored: " + known.joined(separator: ", "))); add it with `signet client profile add`")
+        }
+        return profile
+    }
+
+    /// Changes the stored profile `name` (which must exist) with `change`, and saves.
+    func edit(_ name: String, _ change: (inout Contents) -> Void) throws {
+        try Self.checkName(name)
+        var contents = try load()
+        _ = try Self.profile(name, in: contents)
+        change(&contents)
+        try save(contents)
     }
 
     /// Checks a profile's name: the rule of app and admin names.

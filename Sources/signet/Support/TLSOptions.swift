@@ -20,7 +20,7 @@ struct TLSOptions: ParsableArguments {
         "The server is self-signed: its pinned key replaces the chain (the hostname and dates are still checked)."))
     var pinnedSelfSigned = false
 
-    var isEmpty: Bool { roots == nil && pins.isEmpty && pinsFile == nil && !pinnedSelfSigned }
+    var isEmpty: Bool { trust.isEmpty }
 
     func validate() throws {
         if !pins.isEmpty && pinsFile != nil { throw ValidationError("give --pin or --pins, not both") }
