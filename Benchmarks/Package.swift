@@ -38,6 +38,8 @@ let package = Package(
                 .product(name: "SignetX509", package: "Signet"),
                 .product(name: "SignetTLS", package: "Signet"),
                 .product(name: "SignetPKCS11", package: "Signet"),
+                .product(name: "SignetServer", package: "Signet"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -35,6 +35,9 @@ public enum HTTPSignatureError: Error, Sendable, Equatable {
     case replayedNonce
     /// The replay cache is full of unexpired nonces and refuses to forget one.
     case replayCacheFull
+    /// `created` precedes the start of the process whose replay cache lives in memory: a
+    /// signature accepted before a restart could be replayed after it, so none made before is.
+    case createdBeforeStart(created: Int64, start: Int64)
     /// The key store could not be read (its database failed or timed out): the request may
     /// be fine, and is to be retried, not refused as unsigned.
     case keyStoreUnavailable(keyID: String, detail: String)
@@ -66,6 +69,9 @@ extension HTTPSignatureError: SignetError {
         case .tooOld(let created, let now, let maxAge): return "created \(created) is more than \(maxAge) s ago (now \(now))"
         case .replayedNonce: return "the nonce was already used: replay refused"
         case .replayCacheFull: return "too many recent requests to track replays; retry later"
+        case .createdBeforeStart(let created, _):
+            // The start is not told: it would say when the server last restarted.
+            return "created \(created) precedes the server's start, so a replay of it could not be told apart; sign the request again"
         case .keyStoreUnavailable(let keyID, let detail): return "the key \"\(keyID)\" could not be looked up (\(detail)); retry later"
         case .contentDigest(let detail): return "content digest: \(detail)"
         case .tooLarge(let what, let limit): return "\(what) is over the limit of \(limit)"
@@ -117,6 +123,8 @@ extension SignetErrorCode where Owner == HTTPSignatureError {
     public static let replayedNonce = Self("replayedNonce")
     /// The replay cache is full of unexpired nonces and refuses to forget one.
     public static let replayCacheFull = Self("replayCacheFull")
+    /// `created` precedes the start of the process whose replay cache lives in memory.
+    public static let createdBeforeStart = Self("createdBeforeStart")
     /// The key store could not be read.
     public static let keyStoreUnavailable = Self("keyStoreUnavailable")
     /// The body does not match its `Content-Digest`, or a body came without one.
@@ -149,6 +157,7 @@ extension HTTPSignatureError {
         case .tooOld: return .tooOld
         case .replayedNonce: return .replayedNonce
         case .replayCacheFull: return .replayCacheFull
+        case .createdBeforeStart: return .createdBeforeStart
         case .keyStoreUnavailable: return .keyStoreUnavailable
         case .contentDigest: return .contentDigest
         case .tooLarge: return .tooLarge

@@ -7,6 +7,18 @@ public protocol NonceCache: Sendable {
     /// Records `nonce` for `keyID` until `expiry`. Returns false when it was already recorded
     /// (a replay). Throws ``HTTPSignatureError/replayCacheFull`` when it cannot remember more.
     func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool
+
+    /// Records `nonce` for `keyID` until `expiry`, knowing the signature's `created` (nil when
+    /// it has none): what a cache that does not outlive its process needs to refuse signatures
+    /// made before it started (``HTTPSignatureError/createdBeforeStart(created:start:)``). The
+    /// verifier calls this one; by default it is ``insert(nonce:keyID:until:)``.
+    func insert(nonce: String, keyID: String, created: Int64?, until expiry: Date) async throws(HTTPSignatureError) -> Bool
+}
+
+extension NonceCache {
+    public func insert(nonce: String, keyID: String, created: Int64?, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+        try await insert(nonce: nonce, keyID: keyID, until: expiry)
+    }
 }
 
 /// A ``NonceCache`` in memory, bounded: entries leave when they expire, and when it is full

@@ -63,6 +63,9 @@ final class PasswordGate: Sendable {
         self.queue = max(0, queue)
     }
 
+    /// The jobs hashing now and those waiting for a worker (for the metrics).
+    var load: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.waiting.count) } }
+
     /// The seconds a refused client is asked to wait: about one round of the queue.
     var retryAfter: Int { max(1, (queue + workers) / workers) }
 

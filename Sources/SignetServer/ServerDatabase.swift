@@ -5,6 +5,7 @@ import NIOPosix
 import PostgresKit
 import SQLKit
 import SQLiteKit
+import Synchronization
 
 /// Where the server keeps what it shares: one SQLite file (one node) or a PostgreSQL database
 /// (any number of nodes).
@@ -76,6 +77,13 @@ public final class ServerDatabase: Sendable {
     let pool: Pool
     let relaxedPool: Pool
     let logger: Logger
+    /// Told how long each request for a connection waited for the pool (the server's metrics).
+    private let connectionWaitObserver = Mutex<(@Sendable (Duration) -> Void)?>(nil)
+
+    /// Calls `observer` with how long each request for a pooled connection waited.
+    func observeConnectionWait(_ observer: @escaping @Sendable (Duration) -> Void) {
+        connectionWaitObserver.withLock { $0 = observer }
+    }
 
     /// Opens a pool to `location`; nothing is connected until the first query.
     public init(location: DatabaseLocation, logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(ServerError) {
@@ -122,14 +130,18 @@ public final class ServerDatabase: Sendable {
     public func withConnection<T: Sendable>(
         durability: Durability = .full, _ body: @Sendable (any SQLDatabase) async throws -> T
     ) async throws(ServerError) -> T {
+        let observer = connectionWaitObserver.withLock { $0 }
+        let start = ContinuousClock.now
         do {
             switch durability == .full ? pool : relaxedPool {
             case .sqlite(let pool):
                 let connection = try await pool.requestConnection(logger: logger).get()
+                observer?(ContinuousClock.now - start)
                 defer { pool.releaseConnection(connection, logger: logger) }
                 return try await body(connection.sql(queryLogLevel: nil))
             case .postgres(let pool):
                 let connection = try await pool.requestConnection(logger: logger).get()
+                observer?(ContinuousClock.now - start)
                 defer { pool.releaseConnection(connection, logger: logger) }
                 return try await body(connection.sql(queryLogLevel: nil))
             }

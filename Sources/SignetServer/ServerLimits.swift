@@ -34,6 +34,11 @@ public struct ServerLimits: Sendable, Equatable {
     public var passwordWorkers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
     /// The password jobs that may wait for a worker; beyond that the answer is 503 with `Retry-After`.
     public var passwordQueue = 32
+    /// The most nonces a node on SQLite remembers (those of the signatures it accepted within
+    /// their lifetime, ``HTTPSignaturePolicy/maximumAge``): about 110 bytes each, taken as they
+    /// come. When it is full of unexpired ones, signed requests are refused with 503 and
+    /// `Retry-After` rather than one forgotten. Nodes on PostgreSQL keep nonces in the database.
+    public var replayCacheCapacity = 1_000_000
 
     /// The defaults.
     public init() {}
@@ -50,6 +55,7 @@ public struct ServerLimits: Sendable, Equatable {
         if socketSendBuffer < 4096 { return "the socket send buffer must be at least 4096 bytes" }
         if passwordWorkers < 1 { return "at least one password worker is needed" }
         if passwordQueue < 0 { return "the password queue cannot be negative" }
+        if replayCacheCapacity < 1000 { return "the replay cache must hold at least 1000 nonces" }
         return nil
     }
 }

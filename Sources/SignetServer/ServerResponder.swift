@@ -23,6 +23,8 @@ public struct ServerResponder: Sendable {
     /// cannot make the server sign over thousands of labels.
     let maximumSignatures: Int
     let maximumFieldBytes: Int
+    /// Where refusals are counted by problem code (the server's metrics).
+    var metrics: ServerMetrics?
 
     /// A responder signing with `signer` when asked; it covers the labels of at most as many
     /// request signatures as `policy` lets a verifier read.
@@ -97,6 +99,7 @@ public struct ServerResponder: Sendable {
     /// A problem document with the given code and detail, answered with the code's status.
     func problem(code: ProblemCode, detail: String, for request: Request, headers: HTTPFields) async -> Response {
         let status = code.httpStatus
+        metrics?.refusal(code)
         let document = ProblemDocument(code: code, detail: detail, instance: request.uri.path)
         var fields = headers
         fields[.contentType] = ProblemDocument.mediaType

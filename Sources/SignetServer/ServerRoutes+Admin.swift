@@ -44,6 +44,7 @@ extension ServerRoutes {
             let forms = try UserInput.lookupForms(try Self.pathParameter("email", context))
             guard let user = try await store.user(anyOf: forms) else { throw ServerError.notFound(what: "the user \(forms[0])") }
             try await store.disableUser(email: user.email)
+            sessions.forget(userID: user.id)
             return try await responder.empty(for: request)
         }
         group.delete("users/:email/sessions") { request, context in
@@ -51,6 +52,7 @@ extension ServerRoutes {
             let forms = try UserInput.lookupForms(try Self.pathParameter("email", context))
             guard let user = try await store.user(anyOf: forms) else { throw ServerError.notFound(what: "the user \(forms[0])") }
             let count = try await store.deleteSessions(userID: user.id)
+            sessions.forget(userID: user.id)
             return try await responder.json(UserAPI.Revoked(revoked: count), for: request)
         }
     }

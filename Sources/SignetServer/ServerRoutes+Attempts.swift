@@ -49,12 +49,14 @@ extension ServerRoutes {
             accountBucket: "account:" + email, successBucket: "signed-in:" + email, window: window)
         if let wait = try await store.countAttempt(bucket: attempt.addressBucket, limit: configuration.failedSignInsPerAddress, window: window) {
             try await store.forgiveAttempt(bucket: attempt.addressBucket)
+            metrics.rateLimited("failed-sign-ins-per-address")
             throw ServerError.rateLimited(retryAfter: wait)
         }
         // An account signed into too often this window (someone with its password flooding the
         // password workers) waits; the successes are counted when they happen.
         if try await store.attempts(bucket: attempt.successBucket, window: window) >= configuration.signInsPerAccount {
             try await store.forgiveAttempt(bucket: attempt.addressBucket)
+            metrics.rateLimited("sign-ins-per-account")
             throw ServerError.rateLimited(retryAfter: Int(window))
         }
         let accountFailures = try await store.attempts(bucket: attempt.accountBucket, window: window)
@@ -63,6 +65,7 @@ extension ServerRoutes {
         if let wait = try await store.countAttempt(bucket: attempt.pairBucket, limit: pairLimit, window: window) {
             try await store.forgiveAttempt(bucket: attempt.pairBucket)
             try await store.forgiveAttempt(bucket: attempt.addressBucket)
+            metrics.rateLimited(pairLimit < configuration.failedSignInsPerAccount ? "failed-sign-ins-under-alarm" : "failed-sign-ins-per-account")
             throw ServerError.rateLimited(retryAfter: wait)
         }
         return attempt
@@ -81,11 +84,13 @@ extension ServerRoutes {
         let addressBucket = "register:" + ClientAddress.budgetKey(address)
         if let wait = try await store.countAttempt(bucket: addressBucket, limit: configuration.registrationsPerAddress, window: window) {
             try await store.forgiveAttempt(bucket: addressBucket)
+            metrics.rateLimited("registrations-per-address")
             throw ServerError.rateLimited(retryAfter: wait)
         }
         if let wait = try await store.countAttempt(bucket: "register:*", limit: configuration.registrationsPerWindow, window: window) {
             try await store.forgiveAttempt(bucket: "register:*")
             try await store.forgiveAttempt(bucket: addressBucket)
+            metrics.rateLimited("registrations")
             throw ServerError.rateLimited(retryAfter: wait)
         }
     }

@@ -68,6 +68,8 @@ extension ServerRoutes {
                 tokenHash: SessionToken.hash(token), userID: user.id, app: app.name, createdAt: now,
                 expiresAt: now + configuration.sessionLifetime)
             try await store.addSession(session, keepingAtMost: configuration.maximumSessionsPerAccount)
+            // The oldest sessions past the limit may just have ended.
+            sessions.forget(userID: user.id)
             let reply = UserAPI.Session(token: token, expiresAt: session.expiresAt, user: Self.profile(user))
             return try await responder.json(reply, status: .created, for: request, headers: [.cacheControl: "no-store"])
         }
@@ -76,6 +78,7 @@ extension ServerRoutes {
             let app = try context.principal(role: .app)
             let (session, _) = try await signedInUser(request, app: app)
             try await store.deleteSession(tokenHash: session.tokenHash)
+            sessions.forget(tokenHash: session.tokenHash)
             return try await responder.empty(for: request)
         }
 
@@ -89,6 +92,7 @@ extension ServerRoutes {
             let app = try context.principal(role: .app)
             let (_, user) = try await signedInUser(request, app: app)
             let count = try await store.deleteSessions(userID: user.id)
+            sessions.forget(userID: user.id)
             return try await responder.json(UserAPI.Revoked(revoked: count), for: request)
         }
     }
@@ -101,7 +105,7 @@ extension ServerRoutes {
         guard let token = SessionToken.bearer(in: request.headers) else {
             throw ServerError.sessionEnded(detail: "sign in first: the request has no session token (Authorization: Bearer)")
         }
-        guard let (session, user) = try await store.session(tokenHash: SessionToken.hash(token)) else {
+        guard let (session, user) = try await sessions.session(tokenHash: SessionToken.hash(token)) else {
             throw ServerError.sessionEnded(detail: "the session has ended or does not exist; sign in again")
         }
         guard session.app == app.name else {

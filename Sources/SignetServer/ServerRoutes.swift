@@ -16,6 +16,13 @@ struct ServerRoutes: Sendable {
     let configuration: ServerConfiguration
     let store: ServerStore
     let directory: PrincipalDirectory
+    /// Session lookups, remembered for ``ServerConfiguration/revocationLatency``.
+    let sessions: SessionDirectory
+    /// The in-memory replay cache of a node on SQLite (nil on PostgreSQL, where nonces are
+    /// written in batches): prepared before the server listens.
+    let localReplayCache: LocalReplayCache?
+    /// What `/metrics` reports.
+    let metrics: ServerMetrics
     let responder: ServerResponder
     let passwords: PasswordWork
     let verifier: HTTPMessageVerifier
@@ -34,21 +41,39 @@ struct ServerRoutes: Sendable {
             authorityCheck = nil
         }
         self.store = store
+        let metrics = ServerMetrics()
+        self.metrics = metrics
         directory = PrincipalDirectory(store: store, maximumAge: configuration.revocationLatency)
-        responder = ServerResponder(
+        var responder = ServerResponder(
             signer: responseSigner, publicScheme: configuration.publicScheme, publicAuthority: configuration.publicAuthority,
             policy: configuration.signaturePolicy)
+        responder.metrics = metrics
+        self.responder = responder
         passwords = try PasswordWork(
             hasher: configuration.passwordHasher, workers: configuration.limits.passwordWorkers, queue: configuration.limits.passwordQueue)
         var limits = BundleLimits()
         limits.maximumTotalSize = configuration.maximumResourceSize
         publisher = ResourcePublisher(store: store, signer: responseSigner, limits: limits)
-        verifier = HTTPMessageVerifier(
-            keys: directory, policy: configuration.signaturePolicy, nonceCache: DatabaseNonceCache(store: store), clock: store.clock)
+        sessions = SessionDirectory(store: store, maximumAge: configuration.revocationLatency)
+        let nonceCache: any NonceCache
+        if store.database.isSQLite {
+            let local = LocalReplayCache(store: store, capacity: configuration.limits.replayCacheCapacity)
+            (localReplayCache, nonceCache) = (local, local)
+        } else {
+            (localReplayCache, nonceCache) = (nil, SharedReplayCache(store: store, metrics: metrics))
+        }
+        let (gate, sessions, local) = (passwords.gate, sessions, localReplayCache)
+        metrics.sample("signet_password_jobs_running") { Double(gate.load.running) }
+        metrics.sample("signet_password_jobs_waiting") { Double(gate.load.waiting) }
+        metrics.sample("signet_session_cache_entries") { Double(sessions.count) }
+        if let local { metrics.sample("signet_replay_cache_nonces") { Double(local.count) } }
+        store.database.observeConnectionWait { metrics.databaseWait.recordNanoseconds($0.nanoseconds) }
+        verifier = HTTPMessageVerifier(keys: directory, policy: configuration.signaturePolicy, nonceCache: nonceCache, clock: store.clock)
     }
 
     func router() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ProblemMiddleware(
             responder: responder, limit: configuration.maximumBodySize, bodyReadTimeout: configuration.limits.bodyReadTimeout))
         router.add(middleware: ClientAddressMiddleware(trusted: configuration.trustedProxies))

@@ -68,23 +68,3 @@ extension ServerStore {
         }
     }
 }
-
-/// The replay cache of every node: nonces in the shared database, so a request accepted by one
-/// node and replayed to another is refused.
-public struct DatabaseNonceCache: NonceCache {
-    let store: ServerStore
-
-    /// A cache in `store`'s database.
-    public init(store: ServerStore) {
-        self.store = store
-    }
-
-    /// Records the nonce; a database failure fails closed (the request is refused with 503).
-    public func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
-        do {
-            return try await store.insertNonce(nonce, keyID: keyID, until: Int64(expiry.timeIntervalSince1970.rounded(.up)))
-        } catch {
-            throw .replayCacheFull
-        }
-    }
-}

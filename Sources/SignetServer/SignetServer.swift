@@ -112,14 +112,42 @@ public struct SignetServer: Sendable {
             return GuardedChildChannel(
                 base: try TLSChannel(plain, tlsConfiguration: tlsConfiguration), table: table, sendBuffer: limits.socketSendBuffer)
         }
-        return Application(
+        var application = Application(
             router: routes.router(), server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.hostname, port: configuration.port), serverName: nil, backlog: 1024,
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
             services: [ExpiryPurgeService(store: store, rateLimitWindow: configuration.rateLimitWindow, logger: logger)],
             onServerRunning: onServerRunning, logger: logger)
+        if let replayCache = routes.localReplayCache, case .sqlite(let path) = store.database.location {
+            application.beforeServerStarts { try await replayCache.prepare(path: path, logger: logger) }
+        }
+        return application
     }
+
+    /// A plain-HTTP listener answering `GET /metrics` with the server's metrics in Prometheus's
+    /// text format (docs/server.md "Metrics"): request counts and latency by route and status,
+    /// refusals by problem code, rate-limit hits, the replay cache, the password queue and the
+    /// database pool's waits. It has no authentication and reveals no user data, but it tells
+    /// how the server is used: bind it to loopback (the default) or a private interface, never
+    /// to the internet. Run it in the same service group as ``application(logger:onServerRunning:)``.
+    public func metricsApplication(
+        hostname: String = "127.0.0.1", port: Int, logger: Logger, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let metrics = routes.metrics
+        let router = Router()
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: ServerMetrics.contentType, .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        }
+        return Application(
+            router: router, configuration: ApplicationConfiguration(address: .hostname(hostname, port: port), serverName: nil),
+            onServerRunning: onServerRunning, logger: logger)
+    }
+
+    /// The metrics as `GET /metrics` answers them (for tests).
+    package var metricsText: String { String(decoding: routes.metrics.exposition(), as: UTF8.self) }
 
     /// How a `ServiceGroup` running ``application(logger:onServerRunning:)`` stops: on SIGTERM
     /// or SIGINT, open requests get ``ServerLimits/shutdownTimeout`` to finish, then their

@@ -67,14 +67,14 @@ import Testing
         #expect(replayed.status == 401)
         #expect(replayed.text.contains("replay"))
 
-        // A session started on A is valid on B; a sign-out on A ends it on B.
-        let signIn = try await Self.send(try await Self.signed(
-            .post, "/v1/sessions", json: UserAPI.SignIn(email: "ann@example.com", password: "correct horse battery"), signer: keys.appSigner),
-            to: nodeA)
-        let token = try signIn.decode(UserAPI.Session.self).token
-        #expect(try await Self.send(try await Self.signed(.get, "/v1/me", signer: keys.appSigner, bearer: token), to: nodeB).status == 200)
+        // A session started on A is valid on B; a sign-out on A ends it on A at once and on B
+        // within a second (B may answer from its session cache until then).
+        let token = try await Self.signIn("ann@example.com", keys: keys, on: nodeA)
+        #expect(try await Self.me(token, keys: keys, on: nodeB) == 200)
         #expect(try await Self.send(try await Self.signed(.delete, "/v1/sessions/current", signer: keys.appSigner, bearer: token), to: nodeA).status == 204)
-        #expect(try await Self.send(try await Self.signed(.get, "/v1/me", signer: keys.appSigner, bearer: token), to: nodeB).status == 401)
+        #expect(try await Self.me(token, keys: keys, on: nodeA) == 401)
+        try await Task.sleep(for: .milliseconds(1100))
+        #expect(try await Self.me(token, keys: keys, on: nodeB) == 401)
 
         // B has the app cached; an app revoked on A is refused by B within a second.
         #expect(try await Self.send(try await Self.signed(.get, "/v1/me", signer: keys.appSigner), to: nodeB).status == 401)
@@ -90,6 +90,95 @@ import Testing
         #expect(users == ["ann@example.com"])
         let sessions = try postgres.query("SELECT token_hash FROM sessions", database: database)
         #expect(!sessions.contains(token))
+    }
+
+    /// Signs `email` in on `node` (password "correct horse battery"); the session token.
+    static func signIn(_ email: String, keys: ServerKeys, on node: ServeProcess) async throws -> String {
+        let answer = try await send(try await signed(
+            .post, "/v1/sessions", json: UserAPI.SignIn(email: email, password: "correct horse battery"), signer: keys.appSigner), to: node)
+        #expect(answer.status == 201, "\(answer.text)")
+        return try answer.decode(UserAPI.Session.self).token
+    }
+
+    /// The status of `GET /v1/me` with `token` on `node`.
+    static func me(_ token: String, keys: ServerKeys, on node: ServeProcess) async throws -> Int {
+        try await send(try await signed(.get, "/v1/me", signer: keys.appSigner, bearer: token), to: node).status
+    }
+
+    /// Sessions are cached per node for at most the revocation latency (one second): "sign out
+    /// everywhere" and an admin disabling the account end them at once on the node that did it
+    /// and within a second on the other, which had just answered from its cache.
+    @Test func sessionsEndOnEveryNodeWithinASecond() async throws {
+        let (_, _, keys, nodeA, nodeB) = try await Self.twoNodes()
+        defer {
+            nodeA.process.stop()
+            nodeB.process.stop()
+        }
+        let enrol = try await Self.signed(
+            .post, "/v1/admin/apps", json: AdminAPI.Enrolment(name: "app", publicKey: Base64.encode(keys.app.publicKey.spkiDER)),
+            signer: keys.adminSigner)
+        #expect(try await Self.send(enrol, to: nodeA).status == 201)
+        for email in ["ann@example.com", "bob@example.com"] {
+            let register = try await Self.signed(
+                .post, "/v1/users", json: UserAPI.Registration(email: email, password: "correct horse battery", displayName: "User"),
+                signer: keys.appSigner)
+            #expect(try await Self.send(register, to: nodeA).status == 201)
+        }
+
+        // "Sign out everywhere" on B.
+        let ann = [try await Self.signIn("ann@example.com", keys: keys, on: nodeA), try await Self.signIn("ann@example.com", keys: keys, on: nodeB)]
+        for token in ann {
+            #expect(try await Self.me(token, keys: keys, on: nodeA) == 200)
+            #expect(try await Self.me(token, keys: keys, on: nodeB) == 200)
+        }
+        #expect(try await Self.send(try await Self.signed(.delete, "/v1/me/sessions", signer: keys.appSigner, bearer: ann[0]), to: nodeB).status == 200)
+        for token in ann { #expect(try await Self.me(token, keys: keys, on: nodeB) == 401) }
+        try await Task.sleep(for: .milliseconds(1100))
+        for token in ann { #expect(try await Self.me(token, keys: keys, on: nodeA) == 401) }
+
+        // An admin disables Bob on A.
+        let bob = try await Self.signIn("bob@example.com", keys: keys, on: nodeB)
+        #expect(try await Self.me(bob, keys: keys, on: nodeA) == 200)
+        #expect(try await Self.me(bob, keys: keys, on: nodeB) == 200)
+        let disable = try await Self.signed(.post, "/v1/admin/users/bob@example.com/disable", signer: keys.adminSigner)
+        #expect(try await Self.send(disable, to: nodeA).status == 204)
+        #expect(try await Self.me(bob, keys: keys, on: nodeA) == 401)
+        try await Task.sleep(for: .milliseconds(1100))
+        #expect(try await Self.me(bob, keys: keys, on: nodeB) == 401)
+    }
+
+    /// Nonces are written in batches on PostgreSQL: the same signed requests sent to both nodes
+    /// at once are each accepted exactly once.
+    @Test func concurrentReplaysAcrossNodesAreAcceptedOnce() async throws {
+        let (_, _, keys, nodeA, nodeB) = try await Self.twoNodes()
+        defer {
+            nodeA.process.stop()
+            nodeB.process.stop()
+        }
+        let enrol = try await Self.signed(
+            .post, "/v1/admin/apps", json: AdminAPI.Enrolment(name: "app", publicKey: Base64.encode(keys.app.publicKey.spkiDER)),
+            signer: keys.adminSigner)
+        #expect(try await Self.send(enrol, to: nodeA).status == 201)
+        let register = try await Self.signed(
+            .post, "/v1/users", json: UserAPI.Registration(email: "ann@example.com", password: "correct horse battery", displayName: "Ann"),
+            signer: keys.appSigner)
+        #expect(try await Self.send(register, to: nodeA).status == 201)
+        let token = try await Self.signIn("ann@example.com", keys: keys, on: nodeB)
+        var requests: [(HTTPRequest, [UInt8]?)] = []
+        for _ in 0..<40 { requests.append(try await Self.signed(.get, "/v1/me", signer: keys.appSigner, bearer: token)) }
+        let statuses = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for (index, request) in requests.enumerated() {
+                for node in [nodeA, nodeB, nodeA] {
+                    group.addTask { (index, try await Self.send(request, to: node).status) }
+                }
+            }
+            var statuses = [[Int]](repeating: [], count: requests.count)
+            for try await (index, status) in group { statuses[index].append(status) }
+            return statuses
+        }
+        for answers in statuses {
+            #expect(answers.sorted() == [200, 401, 401], "\(answers)")
+        }
     }
 
     @Test func failedSignInsCountAcrossNodes() async throws {

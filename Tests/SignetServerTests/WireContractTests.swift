@@ -158,8 +158,9 @@ import Testing
     @Test func theGuideExplainsEveryLineServePrints() async throws {
         let folder = try TemporaryFolder(prefix: "signet-serve-lines")
         _ = try ServerKeys.initialise(in: folder)
-        let server = try await ServeProcess.start(in: folder)
+        let server = try await ServeProcess.start(in: folder, extra: ["--metrics-port", "0"])
         _ = try await server.process.waitForLine("trust-root")
+        _ = try await server.process.waitForLine("metrics")
         server.process.stop()
         let printed = Set(server.process.output.split(separator: "\n").compactMap { line -> String? in
             guard let colon = line.firstIndex(of: ":"), line[colon...].hasPrefix(": ") else { return nil }
@@ -174,7 +175,7 @@ import Testing
             return !key.hasPrefix("-") && key.allSatisfy { $0.isLowercase || $0 == "-" } ? String(key) : nil
         })
         #expect(printed == explained, "printed \(printed.sorted()), explained \(explained.sorted())")
-        #expect(printed.isSuperset(of: ["url", "pin", "backup-pin", "response-key", "trust-root"]))
+        #expect(printed.isSuperset(of: ["url", "pin", "backup-pin", "response-key", "trust-root", "metrics"]))
     }
 
     /// A head the decoder refuses is answered with a problem document — also when it comes

@@ -54,6 +54,15 @@ struct ServeCommand: AsyncParsableCommand {
         "The URL clients use and sign, when a proxy stands in front (https://api.example.com).", valueName: "URL"))
     var publicURL: String?
 
+    @Option(name: .customLong("metrics-port"), help: ArgumentHelp(
+        "Serve Prometheus metrics on GET /metrics at this port (plain HTTP, no authentication; 0 picks a free one).",
+        valueName: "PORT"))
+    var metricsPort: Int?
+
+    @Option(name: .customLong("metrics-host"), help: ArgumentHelp(
+        "The address of the metrics listener: loopback by default; a private interface at most, never the internet.", valueName: "HOST"))
+    var metricsHost = "127.0.0.1"
+
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
     var logLevel: Logger.Level = .info
 
@@ -70,6 +79,8 @@ struct ServeCommand: AsyncParsableCommand {
         if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("give --tls-cert and --tls-key together") }
         if plainHTTP && tlsCertificate != nil { throw ValidationError("--plain-http serves no TLS; drop --tls-cert and --tls-key") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0 to 65535") }
+        if metricsPort == nil, metricsHost != "127.0.0.1" { throw ValidationError("--metrics-host needs --metrics-port") }
     }
 
     func run() async throws {
@@ -146,7 +157,15 @@ struct ServeCommand: AsyncParsableCommand {
             Console.write(lines)
         }
         logger.info("starting", metadata: ["database": "\(store.database.location)", "data": "\(folder.path)"])
-        let group = ServiceGroup(configuration: server.serviceGroupConfiguration(services: [app], logger: logger))
+        var services: [any Service] = [app]
+        if let metricsPort {
+            let metricsHost = self.metricsHost
+            services.append(server.metricsApplication(hostname: metricsHost, port: metricsPort, logger: logger) { channel in
+                let host = metricsHost.contains(":") ? "[\(metricsHost)]" : metricsHost
+                Console.write("metrics: http://\(host):\(channel.localAddress?.port ?? metricsPort)/metrics\n")
+            })
+        }
+        let group = ServiceGroup(configuration: server.serviceGroupConfiguration(services: services, logger: logger))
         do {
             try await group.run()
         } catch {

@@ -49,6 +49,11 @@ struct ServerLimitOptions: ParsableArguments {
         "Password hashes that may wait for a thread; more are answered 503 with Retry-After.", valueName: "N"))
     var passwordQueue = Self.defaults.passwordQueue
 
+    @Option(name: .customLong("replay-cache-size"), help: ArgumentHelp(
+        "Nonces a server on SQLite remembers (≈ 110 bytes each, 5 minutes of accepted signatures); when full, 503 with Retry-After.",
+        valueName: "N"))
+    var replayCacheCapacity = Self.defaults.replayCacheCapacity
+
     @Option(name: .customLong("sign-ins-per-account"), help: ArgumentHelp(
         "Successful sign-ins one account may make in 15 minutes; more wait (429) before any password is hashed.", valueName: "N"))
     var signInsPerAccount = ServerConfiguration().signInsPerAccount
@@ -75,6 +80,7 @@ struct ServerLimitOptions: ParsableArguments {
         guard (4096...(64 << 20)).contains(socketSendBuffer) else { throw ValidationError("--send-buffer must be 4096 to 67108864") }
         guard (1...256).contains(passwordWorkers) else { throw ValidationError("--password-workers must be 1 to 256") }
         guard (0...100_000).contains(passwordQueue) else { throw ValidationError("--password-queue must be 0 to 100000") }
+        guard (1000...100_000_000).contains(replayCacheCapacity) else { throw ValidationError("--replay-cache-size must be 1000 to 100000000") }
         limits.idleTimeout = .seconds(idleTimeout)
         limits.bodyReadTimeout = .seconds(bodyTimeout)
         limits.writeTimeout = .seconds(writeTimeout)
@@ -85,6 +91,7 @@ struct ServerLimitOptions: ParsableArguments {
         limits.socketSendBuffer = socketSendBuffer
         limits.passwordWorkers = passwordWorkers
         limits.passwordQueue = passwordQueue
+        limits.replayCacheCapacity = replayCacheCapacity
         return limits
     }
 
