@@ -7,7 +7,15 @@ enum ServerTargets {
     static let all: TargetList = [
         ("server-body", { ServerTargets.body($0) }),
         ("tar", { ServerTargets.tar($0) }),
+        ("replay-snapshot", { ServerTargets.replaySnapshot($0) }),
     ]
+
+    /// `ReplaySnapshot(decoding:)`, the file a cleanly stopped server leaves for the next start.
+    /// Invariant: what it accepts encodes back to the same bytes.
+    static func replaySnapshot(_ bytes: [UInt8]) {
+        guard let snapshot = ReplaySnapshot(decoding: bytes) else { return }
+        Fuzz.require(snapshot.encoded() == bytes, "replay-snapshot", "a snapshot does not encode back to its bytes")
+    }
 
     /// `ServerRequestBody.decode` for each body type, then the field rules. Invariants: a
     /// normalised e-mail address normalises to itself, and a refusal is always a 4xx.

@@ -133,6 +133,9 @@ public struct HTTPMessageVerifier: Sendable {
         if policy.requireKeyID, parameters.keyID == nil { throw .missingParameter("keyid") }
         if policy.requireCreated, parameters.created == nil { throw .missingParameter("created") }
         if replayProtected, parameters.nonce == nil { throw .missingParameter("nonce") }
+        if let nonce = parameters.nonce, nonce.utf8.count > policy.maximumNonceBytes {
+            throw .tooLarge(what: "the nonce", limit: policy.maximumNonceBytes)
+        }
         // A nonce is remembered only until the signature carrying it could no longer be
         // accepted; a signature with no time bound would outlive any memory of its nonce.
         let acceptableUntil = Self.acceptableUntil(parameters, policy: policy)

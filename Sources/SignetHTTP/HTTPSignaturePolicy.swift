@@ -29,6 +29,9 @@ public struct HTTPSignaturePolicy: Sendable {
     /// How far clocks may differ, in seconds: `created` may lie this far in the future and
     /// `expires` this far in the past. Default: 300.
     public var clockSkew: Int64 = 300
+    /// The longest `nonce`, in bytes: a replay cache stores each one (Signet's signer makes 22).
+    /// Default: 128.
+    public var maximumNonceBytes = 128
     /// The most bytes a `Signature-Input` or `Signature` field may have. Default: 8 KiB.
     public var maximumFieldBytes = 8192
     /// The most signatures one message may carry. Default: 8.

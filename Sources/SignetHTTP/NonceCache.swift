@@ -73,11 +73,16 @@ public final class InMemoryNonceCache: NonceCache {
     /// backs the insertion order's part only as it fills). Past that room the cache grows, and
     /// each time it doubles it stops every request, under its lock, to copy all it holds; a
     /// server that expects more nonces within its signatures' lifetime reserves room for them.
-    public init(capacity: Int = 100_000, reserving: Int? = nil, clock: @escaping @Sendable () -> Date = Date.init) {
+    public convenience init(capacity: Int = 100_000, reserving: Int? = nil, clock: @escaping @Sendable () -> Date = Date.init) {
+        var random = SystemRandomNumberGenerator()
+        self.init(capacity: capacity, reserving: reserving, clock: clock, salts: (random.next(), random.next()))
+    }
+
+    /// A cache whose fingerprints use `salts` (those of a ``Snapshot`` to restore).
+    package init(capacity: Int, reserving: Int?, clock: @escaping @Sendable () -> Date, salts: (UInt64, UInt64)) {
         self.capacity = max(1, capacity)
         self.clock = clock
-        var random = SystemRandomNumberGenerator()
-        self.salts = (random.next(), random.next())
+        self.salts = salts
         let reserved = min(self.capacity, max(0, reserving ?? Self.reservedCapacity))
         state.withLock {
             $0.expiries.reserveCapacity(reserved)
@@ -92,6 +97,52 @@ public final class InMemoryNonceCache: NonceCache {
 
     /// How many nonces are held now.
     public var count: Int { state.withLock { $0.expiries.count } }
+
+    /// What a cache holds, for a process that follows this one to restore (a server's clean
+    /// stop): the salts and every unexpired fingerprint with its expiry, in Unix seconds.
+    package struct Snapshot: Sendable {
+        package var salts: (UInt64, UInt64)
+        package var entries: [(high: UInt64, low: UInt64, expiry: Double)]
+
+        package init(salts: (UInt64, UInt64), entries: [(high: UInt64, low: UInt64, expiry: Double)]) {
+            self.salts = salts
+            self.entries = entries
+        }
+    }
+
+    /// The unexpired entries and the salts.
+    package func snapshot() -> Snapshot {
+        let now = clock()
+        let entries = state.withLock { state in
+            state.expiries.compactMap { key, expiry in
+                expiry > now ? (high: key.high, low: key.low, expiry: expiry.timeIntervalSince1970) : nil
+            }
+        }
+        return Snapshot(salts: salts, entries: entries)
+    }
+
+    /// Adds the entries of `snapshot`, which must have been taken with this cache's salts;
+    /// false (nothing added) when the salts differ or they do not fit.
+    package func restore(_ snapshot: Snapshot) -> Bool {
+        guard snapshot.salts == salts else { return false }
+        let now = clock()
+        let capacity = capacity
+        return state.withLock { state in
+            let live = snapshot.entries.filter { $0.expiry > now.timeIntervalSince1970 }
+            guard state.expiries.count + live.count <= capacity else { return false }
+            for entry in live {
+                let key = Fingerprint(high: entry.high, low: entry.low)
+                let expiry = Date(timeIntervalSince1970: entry.expiry)
+                if let known = state.expiries[key], known >= expiry { continue }
+                state.expiries[key] = expiry
+                state.order.append(Inserted(key: key, expiry: expiry))
+            }
+            // The sweep expects the order by expiry from its head: restored entries are sorted in.
+            state.order.sort { $0.expiry < $1.expiry }
+            state.head = 0
+            return true
+        }
+    }
 
     /// Records `nonce` for `keyID` until `expiry`; false for a replay, and
     /// ``HTTPSignatureError/replayCacheFull`` when ``capacity`` unexpired nonces are held.

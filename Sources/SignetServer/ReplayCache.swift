@@ -5,58 +5,135 @@ import SignetHTTP
 import Synchronization
 
 /// The replay cache of one node on SQLite: nonces in memory, so a signed request costs no
-/// database write, with two rules that keep a restart from reopening a window:
+/// database write, with rules that keep a restart from reopening a window:
 ///
-/// - A signature made before the process started is refused (401,
-///   ``HTTPSignatureError/createdBeforeStart(created:start:)``). The start is the whole second
-///   after the process began, and the server listens only from then on, so a client that signs
-///   after the server is up is never refused; one whose request was in flight across the
-///   restart signs again.
+/// - After a stop that was not clean (`kill -9`, a crash, a power loss), a signature made before
+///   the process started is refused (401, ``HTTPSignatureError/createdBeforeStart(created:start:)``).
+///   The start is the whole second after the process began, or after the last second the
+///   previous process may have accepted (the high-water mark it kept in the lock file, so a
+///   clock set back across the restart does not reopen a window), and the server listens only
+///   from the next whole second on.
+/// - After a clean stop (``persist()``), the nonces held are restored from the snapshot the
+///   stopped process wrote, and the previous start stays the bound: a client whose clock runs
+///   behind is not refused after a planned restart.
 /// - A signature dated in the future (`created` after this node's current second, within the
-///   clock skew allowed) is also written to the database before it is accepted, and every node
-///   loads the unexpired ones before it listens: such a signature, accepted just before a
-///   restart, could otherwise pass the first rule after it.
+///   clock skew allowed) is also written to the database before it is accepted, and every start
+///   loads the unexpired ones.
 ///
-/// The two rules need the node to be the database's only server: ``prepare()`` takes an
-/// exclusive lock beside the database file, waiting for a stopping server to let it go.
-final class LocalReplayCache: NonceCache {
+/// The rules need the node to be the database's only server: ``prepare(path:logger:wait:)``
+/// takes an exclusive lock on a file beside the database (named after its real path), waiting
+/// for a stopping server to let it go.
+package final class LocalReplayCache: NonceCache {
     let store: ServerStore
-    let memory: InMemoryNonceCache
-    /// The first second of `created` accepted (0 until ``prepare()`` has run: nothing is
-    /// accepted before, since the server does not listen yet).
+    let capacity: Int
+    /// The nonces held: replaced by ``prepare(path:logger:wait:)`` (before any is accepted) when
+    /// it restores a snapshot, whose fingerprints need the salts they were made with.
+    private let cache: Mutex<InMemoryNonceCache>
+    private var memory: InMemoryNonceCache { cache.withLock { $0 } }
+    /// The first second of `created` accepted: `Int64.max` (nothing) until ``prepare(path:logger:wait:)``
+    /// has run and again once ``persist()`` has begun.
     private let start = Atomic<Int64>(Int64.max)
-    private let lock = Mutex<Int32>(-1)
+    /// The last second whose signatures this process may accept, as written to the lock file.
+    private let highWater = Atomic<Int64>(Int64.min)
 
-    init(store: ServerStore, capacity: Int) {
+    struct Files {
+        var lock: Int32 = -1
+        var snapshot = ""
+    }
+
+    private let files = Mutex(Files())
+
+    package init(store: ServerStore, capacity: Int) {
         self.store = store
-        memory = InMemoryNonceCache(capacity: capacity, reserving: min(capacity, 1 << 16), clock: store.clock)
+        self.capacity = capacity
+        var random = SystemRandomNumberGenerator()
+        cache = Mutex(Self.makeCache(capacity: capacity, clock: store.clock, salts: (random.next(), random.next())))
+    }
+
+    private static func makeCache(capacity: Int, clock: @escaping @Sendable () -> Date, salts: (UInt64, UInt64)) -> InMemoryNonceCache {
+        InMemoryNonceCache(capacity: capacity, reserving: min(capacity, 1 << 16), clock: clock, salts: salts)
     }
 
     deinit {
-        lock.withLock { if $0 >= 0 { close($0) } }
+        files.withLock { if $0.lock >= 0 { close($0.lock) } }
     }
 
     /// How many nonces are held.
-    var count: Int { memory.count }
+    package var count: Int { memory.count }
 
-    /// Takes the database's serving lock, waits for the next whole second (the start) and
-    /// loads the future-dated nonces earlier processes recorded. Runs before the server listens.
-    func prepare(path: String, logger: Logger, wait: Duration = .seconds(30)) async throws(ServerError) {
-        try await takeLock(path + "-node.lock", logger: logger, wait: wait)
+    private var second: Int64 { Int64(store.clock().timeIntervalSince1970.rounded(.down)) }
+
+    /// Takes the database's serving lock, restores a clean stop's snapshot or else sets the
+    /// start after the previous process's high-water mark, waits for the next whole second and
+    /// loads the future-dated nonces of earlier processes. Runs before the server listens;
+    /// nothing if it already has.
+    package func prepare(path: String, logger: Logger, wait: Duration = .seconds(30)) async throws(ServerError) {
+        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard let lock = try await takeLock(real + "-node.lock", logger: logger, wait: wait) else { return }
+        let previous = Self.readHighWater(lock)
+        let snapshotPath = real + "-nonces"
+        let snapshot = Self.readSnapshot(snapshotPath, logger: logger)
+        // Consumed before anything is served: a snapshot read twice would restore a bound that
+        // a later process has since passed.
+        if unlink(snapshotPath) != 0, errno != ENOENT {
+            throw .configuration(detail: "\(snapshotPath): cannot remove the replay cache's snapshot: \(String(cString: strerror(errno)))")
+        }
+        var start = second + 1
+        let restored = snapshot.map { Self.makeCache(capacity: capacity, clock: store.clock, salts: $0.cache.salts) }
+        if let snapshot, let restored, previous <= snapshot.highWater, restored.restore(snapshot.cache) {
+            cache.withLock { $0 = restored }
+            start = snapshot.start
+        } else {
+            if previous != Int64.min, previous >= second {
+                logger.warning("the clock is behind the last second the previous server accepted: signatures created before it are refused", metadata: [
+                    "until": "\(previous)",
+                ])
+            }
+            start = max(start, previous == Int64.min ? start : previous + 1)
+        }
         let now = store.clock().timeIntervalSince1970
-        let start = Int64(now.rounded(.down)) + 1
-        try? await Task.sleep(for: .milliseconds(Int64(((Double(start) - now) * 1000).rounded(.up))))
+        try? await Task.sleep(for: .milliseconds(Int64(((now.rounded(.down) + 1 - now) * 1000).rounded(.up))))
         let stored = try await store.unexpiredNonces(limit: memory.capacity + 1)
-        guard stored.count <= memory.capacity else {
-            throw .configuration(detail: "the database holds more unexpired nonces than the replay cache's \(memory.capacity); raise its size, or start again within \(HTTPSignaturePolicy().maximumAge) s")
+        guard stored.count + memory.count <= memory.capacity else {
+            throw .configuration(detail: "the database holds more unexpired nonces than the replay cache's \(memory.capacity); raise its size, or start again once they expire")
         }
         for nonce in stored {
             _ = try? await memory.insert(nonce: nonce.nonce, keyID: nonce.keyID, until: Date(timeIntervalSince1970: TimeInterval(nonce.expiry)))
         }
+        files.withLock { $0.snapshot = snapshotPath }
+        try raiseHighWater(to: second)
+        startKept.store(start, ordering: .sequentiallyConsistent)
         self.start.store(start, ordering: .sequentiallyConsistent)
     }
 
-    private func takeLock(_ path: String, logger: Logger, wait: Duration) async throws(ServerError) {
+    /// After the server has stopped: refuses every further signature, writes the snapshot the
+    /// next start restores (the nonces held, the start and the high-water mark) and lets go of
+    /// the lock. Without it (a crash) the next start refuses what was signed before it.
+    package func persist(logger: Logger) {
+        start.store(Int64.max, ordering: .sequentiallyConsistent)
+        let (lock, path) = files.withLock { files -> (Int32, String) in
+            defer { files.lock = -1 }
+            return (files.lock, files.snapshot)
+        }
+        guard lock >= 0 else { return }
+        defer { close(lock) }
+        let snapshot = ReplaySnapshot(start: startBeforeStop, highWater: highWater.load(ordering: .sequentiallyConsistent), cache: memory.snapshot())
+        do {
+            try Data(snapshot.encoded()).write(to: URL(fileURLWithPath: path), options: .atomic)
+            _ = chmod(path, FileAccess.privateFile)
+        } catch {
+            logger.warning("the replay cache could not be saved: the next start refuses signatures made before it", metadata: [
+                "file": "\(path)", "error": "\(error)",
+            ])
+        }
+    }
+
+    /// The start in force before ``persist()`` (kept for the snapshot).
+    private let startKept = Atomic<Int64>(Int64.max)
+    private var startBeforeStop: Int64 { startKept.load(ordering: .sequentiallyConsistent) }
+
+    private func takeLock(_ path: String, logger: Logger, wait: Duration) async throws(ServerError) -> Int32? {
+        if files.withLock({ $0.lock >= 0 }) { return nil }
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, FileAccess.privateFile)
         guard descriptor >= 0 else {
             throw .configuration(detail: "\(path): cannot open the serving lock: \(String(cString: strerror(errno)))")
@@ -64,7 +141,7 @@ final class LocalReplayCache: NonceCache {
         let deadline = ContinuousClock.now + wait
         var told = false
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
+            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline, !Task.isCancelled else {
                 close(descriptor)
                 throw .configuration(detail: "another server has been serving this SQLite database for \(wait) (\(path) is locked); one SQLite database has one server, several nodes need PostgreSQL")
             }
@@ -74,20 +151,54 @@ final class LocalReplayCache: NonceCache {
             }
             try? await Task.sleep(for: .milliseconds(100))
         }
-        lock.withLock { $0 = descriptor }
+        files.withLock { $0.lock = descriptor }
+        return descriptor
     }
 
-    func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+    /// The high-water mark the lock file holds (`Int64.min` when none).
+    private static func readHighWater(_ lock: Int32) -> Int64 {
+        var value: Int64 = 0
+        let read = withUnsafeMutableBytes(of: &value) { pread(lock, $0.baseAddress, 8, 0) }
+        return read == 8 ? Int64(littleEndian: value) : Int64.min
+    }
+
+    /// Writes `second` as the high-water mark before a signature of that second is accepted.
+    private func raiseHighWater(to second: Int64) throws(ServerError) {
+        guard second > highWater.load(ordering: .relaxed) else { return }
+        let written = files.withLock { files -> Bool in
+            guard files.lock >= 0 else { return false }
+            var value = second.littleEndian
+            return withUnsafeBytes(of: &value) { pwrite(files.lock, $0.baseAddress, 8, 0) } == 8
+        }
+        guard written else { throw .unavailable(detail: "the replay cache's high-water mark could not be written") }
+        highWater.store(second, ordering: .sequentiallyConsistent)
+    }
+
+    private static func readSnapshot(_ path: String, logger: Logger) -> ReplaySnapshot? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let snapshot = ReplaySnapshot(decoding: Array(data)) else {
+            logger.warning("the replay cache's snapshot is damaged and is ignored", metadata: ["file": "\(path)"])
+            return nil
+        }
+        return snapshot
+    }
+
+    package func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
         try await insert(nonce: nonce, keyID: keyID, created: nil, until: expiry)
     }
 
-    func insert(nonce: String, keyID: String, created: Int64?, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+    package func insert(nonce: String, keyID: String, created: Int64?, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
         let start = start.load(ordering: .relaxed)
         // Without `created` (a policy that does not require it) the database decides.
         guard let created else { return try await stored(nonce: nonce, keyID: keyID, until: expiry) }
         guard created >= start else { throw .createdBeforeStart(created: created, start: start) }
+        let second = self.second
+        do {
+            try raiseHighWater(to: second)
+        } catch {
+            throw .replayCacheFull
+        }
         guard try await memory.insert(nonce: nonce, keyID: keyID, until: expiry) else { return false }
-        let second = Int64(store.clock().timeIntervalSince1970.rounded(.down))
         guard created > second else { return true }
         return try await stored(nonce: nonce, keyID: keyID, until: expiry)
     }
@@ -172,6 +283,9 @@ final class SharedReplayCache: NonceCache {
                 unique.append(pending)
             }
         }
+        // In one order on every node, so two nodes' statements over the same rows never wait
+        // on each other in opposite orders (a deadlock PostgreSQL would break after a second).
+        unique.sort { ($0.keyID, $0.nonce) < ($1.keyID, $1.nonce) }
         metrics?.replayBatches.increment()
         metrics?.replayBatchedNonces.increment(by: Int64(unique.count))
         do {
@@ -180,7 +294,15 @@ final class SharedReplayCache: NonceCache {
                 pending.answer.resume(returning: .success(fresh.contains(StoredNonceKey(keyID: pending.keyID, nonce: pending.nonce))))
             }
         } catch {
-            for pending in unique { pending.answer.resume(returning: .failure(.replayCacheFull)) }
+            // One row the statement could not take must not fail the others: each alone.
+            let retry = unique.count > 1
+            for pending in unique {
+                var result = Result<Bool, HTTPSignatureError>.failure(.replayCacheFull)
+                if retry, let fresh = try? await store.insertNonces([(pending.keyID, pending.nonce, pending.expiry)]) {
+                    result = .success(!fresh.isEmpty)
+                }
+                pending.answer.resume(returning: result)
+            }
         }
     }
 }

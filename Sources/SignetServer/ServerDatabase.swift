@@ -132,16 +132,21 @@ public final class ServerDatabase: Sendable {
     ) async throws(ServerError) -> T {
         let observer = connectionWaitObserver.withLock { $0 }
         let start = ContinuousClock.now
+        // A wait that ends in a failure (the pool timed out) is observed too.
+        var waited = false
+        defer { if !waited { observer?(ContinuousClock.now - start) } }
         do {
             switch durability == .full ? pool : relaxedPool {
             case .sqlite(let pool):
                 let connection = try await pool.requestConnection(logger: logger).get()
                 observer?(ContinuousClock.now - start)
+                waited = true
                 defer { pool.releaseConnection(connection, logger: logger) }
                 return try await body(connection.sql(queryLogLevel: nil))
             case .postgres(let pool):
                 let connection = try await pool.requestConnection(logger: logger).get()
                 observer?(ContinuousClock.now - start)
+                waited = true
                 defer { pool.releaseConnection(connection, logger: logger) }
                 return try await body(connection.sql(queryLogLevel: nil))
             }

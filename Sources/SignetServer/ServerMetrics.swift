@@ -126,8 +126,9 @@ struct MetricsMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response = try await next(request, context)
-        metrics.request(
-            route: context.endpointPath ?? "unmatched", method: request.method, status: response.status.code, duration: ContinuousClock.now - start)
+        // Hummingbird names a path no route has (or a method a route does not take) "NotFound".
+        let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? "unmatched"
+        metrics.request(route: route, method: request.method, status: response.status.code, duration: ContinuousClock.now - start)
         return response
     }
 }

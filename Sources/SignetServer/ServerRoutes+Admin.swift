@@ -43,16 +43,18 @@ extension ServerRoutes {
             _ = try context.principal(role: .admin)
             let forms = try UserInput.lookupForms(try Self.pathParameter("email", context))
             guard let user = try await store.user(anyOf: forms) else { throw ServerError.notFound(what: "the user \(forms[0])") }
+            // Also when the call fails after its commit: this node must not answer from memory.
+            defer { sessions.forget(userID: user.id) }
             try await store.disableUser(email: user.email)
-            sessions.forget(userID: user.id)
             return try await responder.empty(for: request)
         }
         group.delete("users/:email/sessions") { request, context in
             _ = try context.principal(role: .admin)
             let forms = try UserInput.lookupForms(try Self.pathParameter("email", context))
             guard let user = try await store.user(anyOf: forms) else { throw ServerError.notFound(what: "the user \(forms[0])") }
+            // Also when the call fails after its commit: this node must not answer from memory.
+            defer { sessions.forget(userID: user.id) }
             let count = try await store.deleteSessions(userID: user.id)
-            sessions.forget(userID: user.id)
             return try await responder.json(UserAPI.Revoked(revoked: count), for: request)
         }
     }

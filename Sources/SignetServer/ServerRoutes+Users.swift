@@ -77,8 +77,9 @@ extension ServerRoutes {
         group.delete("sessions/current") { request, context in
             let app = try context.principal(role: .app)
             let (session, _) = try await signedInUser(request, app: app)
+            // Also when the call fails after its commit: this node must not answer from memory.
+            defer { sessions.forget(tokenHash: session.tokenHash) }
             try await store.deleteSession(tokenHash: session.tokenHash)
-            sessions.forget(tokenHash: session.tokenHash)
             return try await responder.empty(for: request)
         }
 
@@ -91,8 +92,9 @@ extension ServerRoutes {
         group.delete("me/sessions") { request, context in
             let app = try context.principal(role: .app)
             let (_, user) = try await signedInUser(request, app: app)
+            // Also when the call fails after its commit: this node must not answer from memory.
+            defer { sessions.forget(userID: user.id) }
             let count = try await store.deleteSessions(userID: user.id)
-            sessions.forget(userID: user.id)
             return try await responder.json(UserAPI.Revoked(revoked: count), for: request)
         }
     }

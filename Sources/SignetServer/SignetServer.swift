@@ -146,6 +146,15 @@ public struct SignetServer: Sendable {
             onServerRunning: onServerRunning, logger: logger)
     }
 
+    /// Call once the application has stopped. A node on SQLite writes what its replay cache
+    /// holds beside the database, so that the next start accepts signatures made before it
+    /// (a client whose clock runs behind is not refused after a planned restart), and lets go
+    /// of the database's serving lock. Without it, as after a crash, the next start refuses
+    /// signatures created before it began (docs/server.md "Throughput").
+    public func finish(logger: Logger) {
+        routes.localReplayCache?.persist(logger: logger)
+    }
+
     /// The metrics as `GET /metrics` answers them (for tests).
     package var metricsText: String { String(decoding: routes.metrics.exposition(), as: UTF8.self) }
 

@@ -90,9 +90,11 @@ struct TestServer: Sendable {
                     port: port, scheme: plainHTTP ? "http" : "https", folder: folder, store: store, identity: identity, admin: admin,
                     app: app, api: api, trustRoot: trust, servedRoutes: server.servedRoutes))
             }
+            server.finish(logger: logger)
             await store.database.shutdown()
             return result
         } catch {
+            server.finish(logger: logger)
             await store.database.shutdown()
             throw error
         }

@@ -169,9 +169,11 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch {
+            server.finish(logger: logger)
             await store.database.shutdown()
             throw ServerError.configuration(detail: "the server stopped: \(error)")
         }
+        server.finish(logger: logger)
         await store.database.shutdown()
     }
 }

@@ -50,7 +50,7 @@ struct ServerLimitOptions: ParsableArguments {
     var passwordQueue = Self.defaults.passwordQueue
 
     @Option(name: .customLong("replay-cache-size"), help: ArgumentHelp(
-        "Nonces a server on SQLite remembers (≈ 110 bytes each, 5 minutes of accepted signatures); when full, 503 with Retry-After.",
+        "Nonces a server on SQLite remembers (≈ 110 bytes each, 5 to 10 minutes of accepted signatures); when full, 503 with Retry-After.",
         valueName: "N"))
     var replayCacheCapacity = Self.defaults.replayCacheCapacity
 

@@ -1,0 +1,145 @@
+import Foundation
+import Logging
+import SignetHTTP
+import SignetServer
+import SignetTestSupport
+import Synchronization
+import Testing
+
+/// The in-memory replay cache of a node on SQLite, in process with a clock the test sets: what
+/// a crash, a clean stop, a clock set back and a damaged snapshot leave for the next start.
+@Suite struct LocalReplayCacheTests {
+    final class Clock: Sendable {
+        let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        func set(_ seconds: Int64) { now.withLock { $0 = Date(timeIntervalSince1970: TimeInterval(seconds)) } }
+        var read: @Sendable () -> Date { { self.now.withLock { $0 } } }
+    }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "signet.replay-cache-test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// A migrated store on SQLite in `folder`, reading `clock`.
+    static func store(in folder: TemporaryFolder, clock: Clock) async throws -> (ServerStore, String) {
+        let path = folder.file("signet.sqlite")
+        let store = ServerStore(database: try ServerDatabase(location: .sqlite(path: path), logger: logger), clock: clock.read)
+        try await store.migrate()
+        return (store, path)
+    }
+
+    static func insert(_ cache: LocalReplayCache, _ nonce: String, created: Int64) async throws(HTTPSignatureError) -> Bool {
+        try await cache.insert(nonce: nonce, keyID: "app", created: created, until: Date(timeIntervalSince1970: TimeInterval(created + 301)))
+    }
+
+    @Test func afterACrashTheStartIsPastEverythingAcceptedEvenWithTheClockSetBack() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-replay-crash")
+        let clock = Clock()
+        let (store, path) = try await Self.store(in: folder, clock: clock)
+        defer { Task { await store.database.shutdown() } }
+        let t: Int64 = 1_800_000_000
+        clock.set(t)
+        var first: LocalReplayCache? = LocalReplayCache(store: store, capacity: 1000)
+        try await first!.prepare(path: path, logger: Self.logger)
+        clock.set(t + 10)
+        #expect(try await Self.insert(first!, "n1", created: t + 10))
+        #expect(try await Self.insert(first!, "n1", created: t + 10) == false)
+        first = nil  // a crash: no snapshot, the lock let go
+
+        clock.set(t - 100)  // the clock was set back before the restart
+        let second = LocalReplayCache(store: store, capacity: 1000)
+        try await second.prepare(path: path, logger: Self.logger)
+        for (nonce, created) in [("n1", t + 10), ("n2", t - 100), ("n3", t + 5)] {
+            await #expect(throws: HTTPSignatureError.createdBeforeStart(created: created, start: t + 11)) {
+                _ = try await Self.insert(second, nonce, created: created)
+            }
+        }
+        #expect(try await Self.insert(second, "n4", created: t + 11))
+    }
+
+    @Test func aCleanStopHandsItsNoncesAndItsStartToTheNextStart() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-replay-clean")
+        let clock = Clock()
+        let (store, path) = try await Self.store(in: folder, clock: clock)
+        defer { Task { await store.database.shutdown() } }
+        let t: Int64 = 1_800_000_000
+        clock.set(t)
+        let first = LocalReplayCache(store: store, capacity: 1000)
+        try await first.prepare(path: path, logger: Self.logger)
+        #expect(try await Self.insert(first, "n1", created: t + 1))
+        #expect(try await Self.insert(first, "ahead", created: t + 200))
+        first.persist(logger: Self.logger)
+        // Once persisting has begun, nothing more is accepted.
+        await #expect(throws: HTTPSignatureError.self) { _ = try await Self.insert(first, "late", created: t + 1) }
+        #expect(FileManager.default.fileExists(atPath: path + "-nonces"))
+
+        clock.set(t + 60)
+        let second = LocalReplayCache(store: store, capacity: 1000)
+        try await second.prepare(path: path, logger: Self.logger)
+        #expect(!FileManager.default.fileExists(atPath: path + "-nonces"), "the snapshot is read once")
+        #expect(try await Self.insert(second, "n1", created: t + 1) == false)
+        #expect(try await Self.insert(second, "ahead", created: t + 200) == false)
+        // A client whose clock runs 55 s behind is not refused after a planned restart.
+        #expect(try await Self.insert(second, "slow", created: t + 5))
+        await #expect(throws: HTTPSignatureError.createdBeforeStart(created: t, start: t + 1)) {
+            _ = try await Self.insert(second, "old", created: t)
+        }
+    }
+
+    @Test func aDamagedSnapshotIsIgnoredAndTheStartRuleApplies() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-replay-damaged")
+        let clock = Clock()
+        let (store, path) = try await Self.store(in: folder, clock: clock)
+        defer { Task { await store.database.shutdown() } }
+        let t: Int64 = 1_800_000_000
+        clock.set(t)
+        let first = LocalReplayCache(store: store, capacity: 1000)
+        try await first.prepare(path: path, logger: Self.logger)
+        #expect(try await Self.insert(first, "n1", created: t + 1))
+        first.persist(logger: Self.logger)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "-nonces")))
+        bytes[bytes.count / 2] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: path + "-nonces"))
+
+        clock.set(t + 60)
+        let second = LocalReplayCache(store: store, capacity: 1000)
+        try await second.prepare(path: path, logger: Self.logger)
+        await #expect(throws: HTTPSignatureError.createdBeforeStart(created: t + 1, start: t + 61)) {
+            _ = try await Self.insert(second, "n1", created: t + 1)
+        }
+    }
+
+    @Test func aSecondCacheOnTheSameDatabaseWaitsThenGivesUp() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-replay-lock")
+        let clock = Clock()
+        let (store, path) = try await Self.store(in: folder, clock: clock)
+        defer { Task { await store.database.shutdown() } }
+        let first = LocalReplayCache(store: store, capacity: 1000)
+        try await first.prepare(path: path, logger: Self.logger)
+        // Through a symbolic link: the lock is named after the database's real path.
+        let link = folder.file("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        let second = LocalReplayCache(store: store, capacity: 1000)
+        await #expect(throws: ServerError.self) { try await second.prepare(path: link, logger: Self.logger, wait: .milliseconds(300)) }
+        // A second prepare of the first is nothing.
+        try await first.prepare(path: path, logger: Self.logger)
+    }
+
+    @Test func snapshotsThatAreNotWholeAreRefused() throws {
+        let snapshot = ReplaySnapshot(
+            start: 5, highWater: 6, cache: InMemoryNonceCache.Snapshot(salts: (7, 8), entries: [(9, 10, 11.5), (12, 13, 14)]))
+        let bytes = snapshot.encoded()
+        let decoded = try #require(ReplaySnapshot(decoding: bytes))
+        #expect(decoded.encoded() == bytes)
+        #expect(decoded.start == 5 && decoded.highWater == 6 && decoded.cache.entries.count == 2)
+        for cut in [0, 10, bytes.count - 33, bytes.count - 1] { #expect(ReplaySnapshot(decoding: Array(bytes.prefix(cut))) == nil, "cut at \(cut)") }
+        #expect(ReplaySnapshot(decoding: bytes + [0]) == nil)
+        var flipped = bytes
+        flipped[40] ^= 0x80
+        #expect(ReplaySnapshot(decoding: flipped) == nil)
+        var wrongMagic = bytes
+        wrongMagic[0] = UInt8(ascii: "S")
+        #expect(ReplaySnapshot(decoding: wrongMagic) == nil)
+    }
+}
