@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 
@@ -34,6 +35,10 @@ public final class InMemoryNonceCache: NonceCache {
     private let clock: @Sendable () -> Date
     /// Two random salts, so that the fingerprints of this cache are its own.
     private let salts: (UInt64, UInt64)
+    /// Whether fingerprints are SHA-256 (the same in every process, for a ``Snapshot`` another
+    /// process restores) rather than the standard library's `Hasher`, which is seeded anew in
+    /// each process.
+    private let portable: Bool
     /// A lock rather than an actor: an insert is a few dictionary operations, cheaper than
     /// the thread hop an actor costs a server on every request.
     private let state = Mutex(State())
@@ -75,14 +80,17 @@ public final class InMemoryNonceCache: NonceCache {
     /// server that expects more nonces within its signatures' lifetime reserves room for them.
     public convenience init(capacity: Int = 100_000, reserving: Int? = nil, clock: @escaping @Sendable () -> Date = Date.init) {
         var random = SystemRandomNumberGenerator()
-        self.init(capacity: capacity, reserving: reserving, clock: clock, salts: (random.next(), random.next()))
+        self.init(capacity: capacity, reserving: reserving, clock: clock, salts: (random.next(), random.next()), portable: false)
     }
 
-    /// A cache whose fingerprints use `salts` (those of a ``Snapshot`` to restore).
-    package init(capacity: Int, reserving: Int?, clock: @escaping @Sendable () -> Date, salts: (UInt64, UInt64)) {
+    /// A cache whose fingerprints are SHA-256 under `salts` (those of a ``Snapshot`` to
+    /// restore), the same in every process, when `portable` (only such a cache's snapshot can
+    /// be restored by another process).
+    package init(capacity: Int, reserving: Int?, clock: @escaping @Sendable () -> Date, salts: (UInt64, UInt64), portable: Bool) {
         self.capacity = max(1, capacity)
         self.clock = clock
         self.salts = salts
+        self.portable = portable
         let reserved = min(self.capacity, max(0, reserving ?? Self.reservedCapacity))
         state.withLock {
             $0.expiries.reserveCapacity(reserved)
@@ -121,10 +129,11 @@ public final class InMemoryNonceCache: NonceCache {
         return Snapshot(salts: salts, entries: entries)
     }
 
-    /// Adds the entries of `snapshot`, which must have been taken with this cache's salts;
-    /// false (nothing added) when the salts differ or they do not fit.
+    /// Adds the entries of `snapshot`, which must have been taken with this cache's salts by a
+    /// portable cache; false (nothing added) when the salts differ, this cache is not portable
+    /// or they do not fit.
     package func restore(_ snapshot: Snapshot) -> Bool {
-        guard snapshot.salts == salts else { return false }
+        guard portable, snapshot.salts == salts else { return false }
         let now = clock()
         let capacity = capacity
         return state.withLock { state in
@@ -172,6 +181,15 @@ public final class InMemoryNonceCache: NonceCache {
     /// The pair's fingerprint. The key id's length goes in first, so ("k", "1n2") and
     /// ("k1", "n2") differ.
     private func fingerprint(nonce: String, keyID: String) -> Fingerprint {
+        if portable {
+            var hash = SHA256()
+            withUnsafeBytes(of: (salts.0.littleEndian, salts.1.littleEndian, UInt64(keyID.utf8.count).littleEndian)) { hash.update(bufferPointer: $0) }
+            hash.update(data: Array(keyID.utf8))
+            hash.update(data: Array(nonce.utf8))
+            return hash.finalize().withUnsafeBytes { digest in
+                Fingerprint(high: digest.loadUnaligned(fromByteOffset: 0, as: UInt64.self), low: digest.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            }
+        }
         func run(_ salt: UInt64) -> UInt64 {
             var hasher = Hasher()
             hasher.combine(salt)

@@ -51,7 +51,7 @@ package final class LocalReplayCache: NonceCache {
     }
 
     private static func makeCache(capacity: Int, clock: @escaping @Sendable () -> Date, salts: (UInt64, UInt64)) -> InMemoryNonceCache {
-        InMemoryNonceCache(capacity: capacity, reserving: min(capacity, 1 << 16), clock: clock, salts: salts)
+        InMemoryNonceCache(capacity: capacity, reserving: min(capacity, 1 << 16), clock: clock, salts: salts, portable: true)
     }
 
     deinit {
@@ -69,10 +69,15 @@ package final class LocalReplayCache: NonceCache {
     /// nothing if it already has.
     package func prepare(path: String, logger: Logger, wait: Duration = .seconds(30)) async throws(ServerError) {
         let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        // A second name of the same file would give a second lock (and SQLite its own -wal).
+        var info = stat()
+        if stat(real, &info) == 0, info.st_nlink > 1 {
+            throw .configuration(detail: "\(real) has \(info.st_nlink) hard links: one SQLite database has one server, and another name for it would let a second run beside this one; remove the other links")
+        }
         guard let lock = try await takeLock(real + "-node.lock", logger: logger, wait: wait) else { return }
         let previous = Self.readHighWater(lock)
         let snapshotPath = real + "-nonces"
-        let snapshot = Self.readSnapshot(snapshotPath, logger: logger)
+        let snapshot = Self.readSnapshot(snapshotPath, capacity: capacity, logger: logger)
         // Consumed before anything is served: a snapshot read twice would restore a bound that
         // a later process has since passed.
         if unlink(snapshotPath) != 0, errno != ENOENT {
@@ -174,9 +179,20 @@ package final class LocalReplayCache: NonceCache {
         highWater.store(second, ordering: .sequentiallyConsistent)
     }
 
-    private static func readSnapshot(_ path: String, logger: Logger) -> ReplaySnapshot? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        guard let snapshot = ReplaySnapshot(decoding: Array(data)) else {
+    private static func readSnapshot(_ path: String, capacity: Int, logger: Logger) -> ReplaySnapshot? {
+        // Not through a link, not a FIFO or device, and no larger than a full cache's.
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        let limit = ReplaySnapshot.size(entries: capacity)
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= limit else {
+            logger.warning("the replay cache's snapshot is not a regular file of at most \(limit) bytes and is ignored", metadata: ["file": "\(path)"])
+            return nil
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count == bytes.count, let snapshot = ReplaySnapshot(decoding: bytes) else {
             logger.warning("the replay cache's snapshot is damaged and is ignored", metadata: ["file": "\(path)"])
             return nil
         }

@@ -17,6 +17,9 @@ package struct ReplaySnapshot: Sendable {
 
     static let magic = Array("signet-replay-snapshot-1\n".utf8)
 
+    /// The size of a snapshot of `entries` nonces.
+    static func size(entries: Int) -> Int { magic.count + 40 + 24 * entries + 32 }
+
     package func encoded() -> [UInt8] {
         var bytes = Self.magic
         bytes.reserveCapacity(bytes.count + 40 + cache.entries.count * 24 + 32)

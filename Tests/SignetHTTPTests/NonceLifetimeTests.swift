@@ -45,6 +45,21 @@ struct NonceLifetimeTests {
         _ = try await Self.verifier(fixture, cache: nil, clock: clock).verify(request, body: nil)
     }
 
+    @Test("a nonce longer than the policy's bound is refused before it is recorded")
+    func longNonceRefused() async throws {
+        let fixture = try SigningFixture.make(.ed25519)
+        let clock = ManualClock(HTTPTestSupport.now)
+        let cache = InMemoryNonceCache(clock: clock.function)
+        let created = Int64(HTTPTestSupport.now.timeIntervalSince1970)
+        let long = try await Self.signed(fixture, SignatureParameters(created: created, nonce: String(repeating: "n", count: 129), keyID: "client-1"))
+        let refused = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, cache: cache, clock: clock).verify(long, body: nil) }
+        #expect(refused == .tooLarge(what: "the nonce", limit: 128))
+        #expect(cache.count == 0)
+        let bound = try await Self.signed(fixture, SignatureParameters(created: created, nonce: String(repeating: "n", count: 128), keyID: "client-1"))
+        _ = try await Self.verifier(fixture, cache: cache, clock: clock).verify(bound, body: nil)
+        #expect(cache.count == 1)
+    }
+
     @Test("a signature bounded only by expires keeps its nonce until it expires: a replay after maximumAge is still refused")
     func expiresOnlyKeepsNonce() async throws {
         let fixture = try SigningFixture.make(.ed25519)

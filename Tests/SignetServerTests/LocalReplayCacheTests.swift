@@ -126,6 +126,33 @@ import Testing
         try await first.prepare(path: path, logger: Self.logger)
     }
 
+    @Test func aDatabaseWithHardLinksIsRefused() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-replay-hardlink")
+        let clock = Clock()
+        let (store, path) = try await Self.store(in: folder, clock: clock)
+        defer { Task { await store.database.shutdown() } }
+        #expect(link(path, folder.file("other.sqlite")) == 0)
+        let cache = LocalReplayCache(store: store, capacity: 1000)
+        await #expect(throws: ServerError.self) { try await cache.prepare(path: path, logger: Self.logger, wait: .milliseconds(300)) }
+    }
+
+    /// What one process writes, another restores: the fingerprints are not the standard
+    /// library's per-process hashes.
+    @Test func aSnapshotIsRestoredByAnotherProcess() async throws {
+        let t: Int64 = 1_800_000_000
+        let salts: (UInt64, UInt64) = (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)
+        let cache = InMemoryNonceCache(capacity: 10, reserving: nil, clock: { Date(timeIntervalSince1970: TimeInterval(t)) }, salts: salts, portable: true)
+        #expect(try await cache.insert(nonce: "n1", keyID: "app", until: Date(timeIntervalSince1970: TimeInterval(t + 300))))
+        // The fingerprint of ("app", "n1") under these salts, as any process computes it: the
+        // first 16 bytes of SHA-256(salts ‖ length of the key id ‖ key id ‖ nonce), little-endian.
+        let entry = try #require(cache.snapshot().entries.first)
+        #expect(entry.high == 0x5cd6_344d_e096_626d && entry.low == 0x16cf_c33a_ab26_2af9, "computed with Python's hashlib")
+        let written = try #require(ReplaySnapshot(decoding: ReplaySnapshot(start: t, highWater: t, cache: cache.snapshot()).encoded()))
+        let other = InMemoryNonceCache(capacity: 10, reserving: nil, clock: { Date(timeIntervalSince1970: TimeInterval(t)) }, salts: salts, portable: true)
+        #expect(other.restore(written.cache))
+        #expect(try await other.insert(nonce: "n1", keyID: "app", until: Date(timeIntervalSince1970: TimeInterval(t + 300))) == false)
+    }
+
     @Test func snapshotsThatAreNotWholeAreRefused() throws {
         let snapshot = ReplaySnapshot(
             start: 5, highWater: 6, cache: InMemoryNonceCache.Snapshot(salts: (7, 8), entries: [(9, 10, 11.5), (12, 13, 14)]))

@@ -61,6 +61,31 @@ import Testing
         #expect(try await second.api.send(.get, "/v1/health", signer: nil).status == 200)
     }
 
+    /// SIGTERM: the server saves its replay cache, and the next process restores it and keeps
+    /// the previous start as the bound — a replay is refused as a replay, and a request signed
+    /// before the restart but sent after it (a client whose clock runs behind looks the same) is
+    /// accepted.
+    @Test func aCleanRestartKeepsTheNoncesAndRefusesNobody() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-replay-clean")
+        let keys = try ServerKeys.initialise(in: folder)
+        let extra = ["--public-url", "https://\(Nodes.publicAuthority)"]
+        let first = try await ServeProcess.start(in: folder, extra: extra, name: "first")
+        try await Self.enrolApp(keys, on: first)
+        let accepted = try await Self.registration("ann", signer: keys.appSigner)
+        #expect(try await Nodes.send(accepted, to: first).status == 201)
+        let held = try await Self.registration("bob", signer: keys.appSigner)
+        #expect(first.process.stop() == 0)
+        #expect(FileManager.default.fileExists(atPath: folder.file("data/signet.sqlite-nonces")))
+
+        let second = try await ServeProcess.start(in: folder, extra: extra, name: "second")
+        defer { second.process.stop() }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("data/signet.sqlite-nonces")))
+        let replayed = try await Nodes.send(accepted, to: second)
+        #expect(replayed.status == 401)
+        #expect(replayed.text.contains("replay"), "\(replayed.text)")
+        #expect(try await Nodes.send(held, to: second).status == 201)
+    }
+
     /// In process: a signature made before the server started is refused with a reason the
     /// client can act on; one made after is accepted once; one dated ahead is accepted once.
     @Test func signaturesMadeBeforeTheStartAreRefused() async throws {

@@ -160,6 +160,9 @@ struct ServeCommand: AsyncParsableCommand {
         var services: [any Service] = [app]
         if let metricsPort {
             let metricsHost = self.metricsHost
+            if !["127.0.0.1", "::1", "localhost"].contains(metricsHost) {
+                logger.warning("the metrics listener is not on loopback: it has no authentication, so keep it off the internet", metadata: ["metrics-host": "\(metricsHost)"])
+            }
             services.append(server.metricsApplication(hostname: metricsHost, port: metricsPort, logger: logger) { channel in
                 let host = metricsHost.contains(":") ? "[\(metricsHost)]" : metricsHost
                 Console.write("metrics: http://\(host):\(channel.localAddress?.port ?? metricsPort)/metrics\n")
