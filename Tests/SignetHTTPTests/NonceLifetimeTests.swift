@@ -50,7 +50,7 @@ struct NonceLifetimeTests {
         let fixture = try SigningFixture.make(.ed25519)
         let clock = ManualClock(HTTPTestSupport.now)
         let cache = InMemoryNonceCache(clock: clock.function)
-        let created = Int64(HTTPTestSupport.now.timeIntervalSince1970)
+        let created = HTTPTestSupport.now
         let long = try await Self.signed(fixture, SignatureParameters(created: created, nonce: String(repeating: "n", count: 129), keyID: "client-1"))
         let refused = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, cache: cache, clock: clock).verify(long, body: nil) }
         #expect(refused == .tooLarge(what: "the nonce", limit: 128))
