@@ -17,20 +17,12 @@ import Testing
             signer: signer)
     }
 
-    /// Enrols the app through `node`, signed for the public URL.
-    static func enrolApp(_ keys: ServerKeys, on node: ServeProcess) async throws {
-        let enrol = try await Nodes.signed(
-            .post, "/v1/admin/apps", json: AdminAPI.Enrolment(name: "app", publicKey: Base64.encode(keys.app.publicKey.spkiDER)),
-            signer: keys.adminSigner)
-        #expect(try await Nodes.send(enrol, to: node).status == 201)
-    }
-
     @Test func aRequestAcceptedBeforeKillNineIsRefusedAfterTheRestart() async throws {
         let folder = try TemporaryFolder(prefix: "signet-replay-restart")
         let keys = try ServerKeys.initialise(in: folder)
         let extra = ["--public-url", "https://\(Nodes.publicAuthority)"]
         let first = try await ServeProcess.start(in: folder, extra: extra, name: "first")
-        try await Self.enrolApp(keys, on: first)
+        try await Nodes.enrolApp(keys, on: first)
 
         // One signed now, one dated two minutes ahead (a client clock that runs fast, within
         // the five minutes of skew allowed): both accepted before the kill.
@@ -70,7 +62,7 @@ import Testing
         let keys = try ServerKeys.initialise(in: folder)
         let extra = ["--public-url", "https://\(Nodes.publicAuthority)"]
         let first = try await ServeProcess.start(in: folder, extra: extra, name: "first")
-        try await Self.enrolApp(keys, on: first)
+        try await Nodes.enrolApp(keys, on: first)
         let accepted = try await Self.registration("ann", signer: keys.appSigner)
         #expect(try await Nodes.send(accepted, to: first).status == 201)
         let held = try await Self.registration("bob", signer: keys.appSigner)

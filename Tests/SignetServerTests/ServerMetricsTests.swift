@@ -33,19 +33,25 @@ import Testing
         return (response.status, response.field("Content-Type"), response.text)
     }
 
-    @Test func metricsCountWhatWasSentWhileUnderLoad() async throws {
-        let folder = try TemporaryFolder(prefix: "signet-metrics")
+    /// `signet serve --metrics-port 0` for the public URL, with the app enrolled; the port of
+    /// the metrics listener, read from the line it printed.
+    static func serverWithMetrics(in folder: TemporaryFolder) async throws -> (ServerKeys, ServeProcess, Int) {
         let keys = try ServerKeys.initialise(in: folder)
         let server = try await ServeProcess.start(
             in: folder, extra: ["--public-url", "https://\(Nodes.publicAuthority)", "--metrics-port", "0"], name: "metrics")
-        defer { server.process.stop() }
         guard let announced = try await server.process.waitForLine("metrics"), announced.hasPrefix("http://127.0.0.1:"),
             announced.hasSuffix("/metrics"), let port = Int(announced.dropFirst("http://127.0.0.1:".count).dropLast("/metrics".count))
         else {
-            Issue.record("no metrics line:\n\(server.process.output)")
-            return
+            server.process.stop()
+            throw ServerTestError(description: "no metrics line:\n\(server.process.output)")
         }
-        try await ReplayAcrossRestartTests.enrolApp(keys, on: server)
+        try await Nodes.enrolApp(keys, on: server)
+        return (keys, server, port)
+    }
+
+    @Test func metricsCountWhatWasSentWhileUnderLoad() async throws {
+        let (keys, server, port) = try await Self.serverWithMetrics(in: try TemporaryFolder(prefix: "signet-metrics"))
+        defer { server.process.stop() }
         let register = try await Nodes.signed(
             .post, "/v1/users", json: UserAPI.Registration(email: "ann@example.com", password: "correct horse battery", displayName: "Ann"),
             signer: keys.appSigner)
@@ -116,18 +122,8 @@ import Testing
     }
 
     @Test func rateLimitHitsAreCountedByLimit() async throws {
-        let folder = try TemporaryFolder(prefix: "signet-metrics-limits")
-        let keys = try ServerKeys.initialise(in: folder)
-        let server = try await ServeProcess.start(
-            in: folder, extra: ["--public-url", "https://\(Nodes.publicAuthority)", "--metrics-port", "0"], name: "metrics")
+        let (keys, server, port) = try await Self.serverWithMetrics(in: try TemporaryFolder(prefix: "signet-metrics-limits"))
         defer { server.process.stop() }
-        guard let announced = try await server.process.waitForLine("metrics"),
-            let port = Int(announced.dropFirst("http://127.0.0.1:".count).dropLast("/metrics".count))
-        else {
-            Issue.record("no metrics line:\n\(server.process.output)")
-            return
-        }
-        try await ReplayAcrossRestartTests.enrolApp(keys, on: server)
         for attempt in 0..<7 {
             let wrong = try await Nodes.signed(
                 .post, "/v1/sessions", json: UserAPI.SignIn(email: "x@example.com", password: "wrong-\(attempt)"), signer: keys.appSigner)

@@ -53,10 +53,7 @@ import Testing
         }
         #expect(nodeA.pins == nodeB.pins)
 
-        let enrol = try await Self.signed(
-            .post, "/v1/admin/apps", json: AdminAPI.Enrolment(name: "app", publicKey: Base64.encode(keys.app.publicKey.spkiDER)),
-            signer: keys.adminSigner)
-        #expect(try await Self.send(enrol, to: nodeA).status == 201)
+        try await Self.enrolApp(keys, on: nodeA)
 
         // A request accepted by A and replayed to B is refused.
         let register = try await Self.signed(
@@ -92,6 +89,22 @@ import Testing
         #expect(!sessions.contains(token))
     }
 
+    /// Enrols the app through `node`, signed for the public URL.
+    static func enrolApp(_ keys: ServerKeys, on node: ServeProcess) async throws {
+        let enrol = try await signed(
+            .post, "/v1/admin/apps", json: AdminAPI.Enrolment(name: "app", publicKey: Base64.encode(keys.app.publicKey.spkiDER)),
+            signer: keys.adminSigner)
+        #expect(try await send(enrol, to: node).status == 201)
+    }
+
+    /// Registers `email` (password "correct horse battery") through `node`.
+    static func register(_ email: String, keys: ServerKeys, on node: ServeProcess) async throws {
+        let register = try await signed(
+            .post, "/v1/users", json: UserAPI.Registration(email: email, password: "correct horse battery", displayName: "User"),
+            signer: keys.appSigner)
+        #expect(try await send(register, to: node).status == 201)
+    }
+
     /// Signs `email` in on `node` (password "correct horse battery"); the session token.
     static func signIn(_ email: String, keys: ServerKeys, on node: ServeProcess) async throws -> String {
         let answer = try await send(try await signed(
@@ -114,16 +127,8 @@ import Testing
             nodeA.process.stop()
             nodeB.process.stop()
         }
-        let enrol = try await Self.signed(
-            .post, "/v1/admin/apps", json: AdminAPI.Enrolment(name: "app", publicKey: Base64.encode(keys.app.publicKey.spkiDER)),
-            signer: keys.adminSigner)
-        #expect(try await Self.send(enrol, to: nodeA).status == 201)
-        for email in ["ann@example.com", "bob@example.com"] {
-            let register = try await Self.signed(
-                .post, "/v1/users", json: UserAPI.Registration(email: email, password: "correct horse battery", displayName: "User"),
-                signer: keys.appSigner)
-            #expect(try await Self.send(register, to: nodeA).status == 201)
-        }
+        try await Self.enrolApp(keys, on: nodeA)
+        for email in ["ann@example.com", "bob@example.com"] { try await Self.register(email, keys: keys, on: nodeA) }
 
         // "Sign out everywhere" on B.
         let ann = [try await Self.signIn("ann@example.com", keys: keys, on: nodeA), try await Self.signIn("ann@example.com", keys: keys, on: nodeB)]
@@ -155,14 +160,8 @@ import Testing
             nodeA.process.stop()
             nodeB.process.stop()
         }
-        let enrol = try await Self.signed(
-            .post, "/v1/admin/apps", json: AdminAPI.Enrolment(name: "app", publicKey: Base64.encode(keys.app.publicKey.spkiDER)),
-            signer: keys.adminSigner)
-        #expect(try await Self.send(enrol, to: nodeA).status == 201)
-        let register = try await Self.signed(
-            .post, "/v1/users", json: UserAPI.Registration(email: "ann@example.com", password: "correct horse battery", displayName: "Ann"),
-            signer: keys.appSigner)
-        #expect(try await Self.send(register, to: nodeA).status == 201)
+        try await Self.enrolApp(keys, on: nodeA)
+        try await Self.register("ann@example.com", keys: keys, on: nodeA)
         let token = try await Self.signIn("ann@example.com", keys: keys, on: nodeB)
         var requests: [(HTTPRequest, [UInt8]?)] = []
         for _ in 0..<40 { requests.append(try await Self.signed(.get, "/v1/me", signer: keys.appSigner, bearer: token)) }
@@ -187,10 +186,7 @@ import Testing
             nodeA.process.stop()
             nodeB.process.stop()
         }
-        let enrol = try await Self.signed(
-            .post, "/v1/admin/apps", json: AdminAPI.Enrolment(name: "app", publicKey: Base64.encode(keys.app.publicKey.spkiDER)),
-            signer: keys.adminSigner)
-        #expect(try await Self.send(enrol, to: nodeA).status == 201)
+        try await Self.enrolApp(keys, on: nodeA)
         // Five failures, alternating nodes; the sixth attempt is refused on either.
         for attempt in 0..<5 {
             let wrong = try await Self.signed(.post, "/v1/sessions", json: UserAPI.SignIn(email: "x@example.com", password: "wrong-\(attempt)"), signer: keys.appSigner)
