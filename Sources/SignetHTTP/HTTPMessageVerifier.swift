@@ -132,7 +132,7 @@ public struct HTTPMessageVerifier: Sendable {
         let replayProtected = policy.requireNonce ?? (nonceCache != nil)
         if policy.requireKeyID, parameters.keyID == nil { throw .missingParameter("keyid") }
         if policy.requireCreated, parameters.created == nil { throw .missingParameter("created") }
-        if replayProtected, parameters.nonce == nil { throw .missingParameter("nonce") }
+        if replayProtected, parameters.nonce?.isEmpty ?? true { throw .missingParameter("nonce") }
         if let nonce = parameters.nonce, nonce.utf8.count > policy.maximumNonceBytes {
             throw .tooLarge(what: "the nonce", limit: policy.maximumNonceBytes)
         }

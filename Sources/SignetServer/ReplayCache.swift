@@ -83,18 +83,29 @@ package final class LocalReplayCache: NonceCache {
         if unlink(snapshotPath) != 0, errno != ENOENT {
             throw .configuration(detail: "\(snapshotPath): cannot remove the replay cache's snapshot: \(String(cString: strerror(errno)))")
         }
+        // The mark only ever rises, whatever this clock says.
+        if previous != Int64.min { highWater.store(previous, ordering: .sequentiallyConsistent) }
         var start = second + 1
         let restored = snapshot.map { Self.makeCache(capacity: capacity, clock: store.clock, salts: $0.cache.salts) }
+        if let snapshot, previous > snapshot.highWater {
+            logger.warning("the replay cache's snapshot is older than the last server's run and is ignored", metadata: ["file": "\(snapshotPath)"])
+        }
         if let snapshot, let restored, previous <= snapshot.highWater, restored.restore(snapshot.cache) {
             cache.withLock { $0 = restored }
             start = snapshot.start
         } else {
-            if previous != Int64.min, previous >= second {
-                logger.warning("the clock is behind the last second the previous server accepted: signatures created before it are refused", metadata: [
-                    "until": "\(previous)",
-                ])
+            if let snapshot, previous <= snapshot.highWater {
+                logger.warning("the replay cache's snapshot holds more nonces than the cache's size and is ignored", metadata: ["file": "\(snapshotPath)"])
             }
-            start = max(start, previous == Int64.min ? start : previous + 1)
+            if previous != Int64.min, previous >= second {
+                let ahead = previous == Int64.max ? "ever" : "\(previous - second + 1) s"
+                logger.error("""
+                    the lock file says the last server accepted signatures up to a second this clock has not reached: signatures \
+                    created before it are refused (for \(ahead)); if this clock is right, the lock file is damaged: stop the server, \
+                    remove it, wait 10 minutes (every signature made before will have expired) and start again
+                    """, metadata: ["lock": "\(real)-node.lock", "until": "\(previous)"])
+            }
+            start = max(start, previous == Int64.min ? start : previous.addingReportingOverflow(1).overflow ? Int64.max : previous + 1)
         }
         let now = store.clock().timeIntervalSince1970
         try? await Task.sleep(for: .milliseconds(Int64(((now.rounded(.down) + 1 - now) * 1000).rounded(.up))))
@@ -122,6 +133,8 @@ package final class LocalReplayCache: NonceCache {
         }
         guard lock >= 0 else { return }
         defer { close(lock) }
+        // A start that failed part way has nothing to hand on.
+        guard !path.isEmpty else { return }
         let snapshot = ReplaySnapshot(start: startBeforeStop, highWater: highWater.load(ordering: .sequentiallyConsistent), cache: memory.snapshot())
         do {
             try Data(snapshot.encoded()).write(to: URL(fileURLWithPath: path), options: .atomic)
@@ -182,12 +195,19 @@ package final class LocalReplayCache: NonceCache {
     private static func readSnapshot(_ path: String, capacity: Int, logger: Logger) -> ReplaySnapshot? {
         // Not through a link, not a FIFO or device, and no larger than a full cache's.
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else {
+            if errno != ENOENT {
+                logger.warning("the replay cache's snapshot cannot be opened (a link is not followed) and is ignored", metadata: [
+                    "file": "\(path)", "error": "\(String(cString: strerror(errno)))",
+                ])
+            }
+            return nil
+        }
         defer { close(descriptor) }
         var info = stat()
         let limit = ReplaySnapshot.size(entries: capacity)
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= limit else {
-            logger.warning("the replay cache's snapshot is not a regular file of at most \(limit) bytes and is ignored", metadata: ["file": "\(path)"])
+            logger.warning("the replay cache's snapshot is not a regular file, or holds more nonces than the cache's size, and is ignored", metadata: ["file": "\(path)"])
             return nil
         }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))

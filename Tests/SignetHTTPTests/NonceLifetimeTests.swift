@@ -55,6 +55,9 @@ struct NonceLifetimeTests {
         let refused = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, cache: cache, clock: clock).verify(long, body: nil) }
         #expect(refused == .tooLarge(what: "the nonce", limit: 128))
         #expect(cache.count == 0)
+        let empty = try await Self.signed(fixture, SignatureParameters(created: created, nonce: "", keyID: "client-1"))
+        let refusedEmpty = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, cache: cache, clock: clock).verify(empty, body: nil) }
+        #expect(refusedEmpty == .missingParameter("nonce"))
         let bound = try await Self.signed(fixture, SignatureParameters(created: created, nonce: String(repeating: "n", count: 128), keyID: "client-1"))
         _ = try await Self.verifier(fixture, cache: cache, clock: clock).verify(bound, body: nil)
         #expect(cache.count == 1)

@@ -126,6 +126,47 @@ import Testing
         try await first.prepare(path: path, logger: Self.logger)
     }
 
+    /// The high-water mark only rises: a clock set back, then a clean stop, then a crash, still
+    /// leaves the first server's mark in force (found by the second attack round).
+    @Test func theHighWaterMarkSurvivesAClockSetBackAndTwoStops() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-replay-clockback")
+        let clock = Clock()
+        let (store, path) = try await Self.store(in: folder, clock: clock)
+        defer { Task { await store.database.shutdown() } }
+        let t: Int64 = 1_800_000_000
+        clock.set(t + 100)  // a clock 100 s fast
+        var fast: LocalReplayCache? = LocalReplayCache(store: store, capacity: 1000)
+        try await fast!.prepare(path: path, logger: Self.logger)
+        // Dated in this clock's present: held in memory only.
+        clock.set(t + 110)
+        #expect(try await Self.insert(fast!, "a", created: t + 110))
+        fast = nil  // crash
+
+        for (index, now) in [t, t + 1, t + 2].enumerated() {
+            clock.set(now)
+            let cache = LocalReplayCache(store: store, capacity: 1000)
+            try await cache.prepare(path: path, logger: Self.logger)
+            await #expect(throws: HTTPSignatureError.createdBeforeStart(created: t + 110, start: t + 111), "start \(index)") {
+                _ = try await Self.insert(cache, "a", created: t + 110)
+            }
+            if index == 0 { cache.persist(logger: Self.logger) }  // a clean stop, then crashes
+        }
+    }
+
+    @Test func aLockFileAtTheEndOfTimeRefusesEverythingWithoutCrashing() async throws {
+        let folder = try TemporaryFolder(prefix: "signet-replay-lock-max")
+        let clock = Clock()
+        let (store, path) = try await Self.store(in: folder, clock: clock)
+        defer { Task { await store.database.shutdown() } }
+        var end = Int64.max.littleEndian
+        try Data(bytes: &end, count: 8).write(to: URL(fileURLWithPath: path + "-node.lock"))
+        let cache = LocalReplayCache(store: store, capacity: 1000)
+        try await cache.prepare(path: path, logger: Self.logger)
+        await #expect(throws: HTTPSignatureError.createdBeforeStart(created: 1_800_000_001, start: .max)) {
+            _ = try await Self.insert(cache, "n", created: 1_800_000_001)
+        }
+    }
+
     @Test func aDatabaseWithHardLinksIsRefused() async throws {
         let folder = try TemporaryFolder(prefix: "signet-replay-hardlink")
         let clock = Clock()
