@@ -29,15 +29,33 @@ import Testing
         return (store, path)
     }
 
+    /// A temporary folder, a clock at 1,800,000,000 and a migrated store on SQLite in the folder.
+    final class Fixture: Sendable {
+        let folder: TemporaryFolder
+        let clock = Clock()
+        let store: ServerStore
+        let path: String
+
+        init(_ prefix: String) async throws {
+            folder = try TemporaryFolder(prefix: prefix)
+            (store, path) = try await LocalReplayCacheTests.store(in: folder, clock: clock)
+        }
+
+        /// Closes the database; the folder goes with the fixture.
+        func close() {
+            let store = store
+            Task { await store.database.shutdown() }
+        }
+    }
+
     static func insert(_ cache: LocalReplayCache, _ nonce: String, created: Int64) async throws(HTTPSignatureError) -> Bool {
         try await cache.insert(nonce: nonce, keyID: "app", created: created, until: Date(timeIntervalSince1970: TimeInterval(created + 301)))
     }
 
     @Test func afterACrashTheStartIsPastEverythingAcceptedEvenWithTheClockSetBack() async throws {
-        let folder = try TemporaryFolder(prefix: "signet-replay-crash")
-        let clock = Clock()
-        let (store, path) = try await Self.store(in: folder, clock: clock)
-        defer { Task { await store.database.shutdown() } }
+        let fixture = try await Fixture("signet-replay-crash")
+        defer { fixture.close() }
+        let (clock, store, path) = (fixture.clock, fixture.store, fixture.path)
         let t: Int64 = 1_800_000_000
         clock.set(t)
         var first: LocalReplayCache? = LocalReplayCache(store: store, capacity: 1000)
@@ -59,10 +77,9 @@ import Testing
     }
 
     @Test func aCleanStopHandsItsNoncesAndItsStartToTheNextStart() async throws {
-        let folder = try TemporaryFolder(prefix: "signet-replay-clean")
-        let clock = Clock()
-        let (store, path) = try await Self.store(in: folder, clock: clock)
-        defer { Task { await store.database.shutdown() } }
+        let fixture = try await Fixture("signet-replay-clean")
+        defer { fixture.close() }
+        let (clock, store, path) = (fixture.clock, fixture.store, fixture.path)
         let t: Int64 = 1_800_000_000
         clock.set(t)
         let first = LocalReplayCache(store: store, capacity: 1000)
@@ -88,10 +105,9 @@ import Testing
     }
 
     @Test func aDamagedSnapshotIsIgnoredAndTheStartRuleApplies() async throws {
-        let folder = try TemporaryFolder(prefix: "signet-replay-damaged")
-        let clock = Clock()
-        let (store, path) = try await Self.store(in: folder, clock: clock)
-        defer { Task { await store.database.shutdown() } }
+        let fixture = try await Fixture("signet-replay-damaged")
+        defer { fixture.close() }
+        let (clock, store, path) = (fixture.clock, fixture.store, fixture.path)
         let t: Int64 = 1_800_000_000
         clock.set(t)
         let first = LocalReplayCache(store: store, capacity: 1000)
@@ -111,14 +127,13 @@ import Testing
     }
 
     @Test func aSecondCacheOnTheSameDatabaseWaitsThenGivesUp() async throws {
-        let folder = try TemporaryFolder(prefix: "signet-replay-lock")
-        let clock = Clock()
-        let (store, path) = try await Self.store(in: folder, clock: clock)
-        defer { Task { await store.database.shutdown() } }
+        let fixture = try await Fixture("signet-replay-lock")
+        defer { fixture.close() }
+        let (store, path) = (fixture.store, fixture.path)
         let first = LocalReplayCache(store: store, capacity: 1000)
         try await first.prepare(path: path, logger: Self.logger)
         // Through a symbolic link: the lock is named after the database's real path.
-        let link = folder.file("link.sqlite")
+        let link = fixture.folder.file("link.sqlite")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
         let second = LocalReplayCache(store: store, capacity: 1000)
         await #expect(throws: ServerError.self) { try await second.prepare(path: link, logger: Self.logger, wait: .milliseconds(300)) }
@@ -129,10 +144,9 @@ import Testing
     /// The high-water mark only rises: a clock set back, then a clean stop, then a crash, still
     /// leaves the first server's mark in force (found by the second attack round).
     @Test func theHighWaterMarkSurvivesAClockSetBackAndTwoStops() async throws {
-        let folder = try TemporaryFolder(prefix: "signet-replay-clockback")
-        let clock = Clock()
-        let (store, path) = try await Self.store(in: folder, clock: clock)
-        defer { Task { await store.database.shutdown() } }
+        let fixture = try await Fixture("signet-replay-clockback")
+        defer { fixture.close() }
+        let (clock, store, path) = (fixture.clock, fixture.store, fixture.path)
         let t: Int64 = 1_800_000_000
         clock.set(t + 100)  // a clock 100 s fast
         var fast: LocalReplayCache? = LocalReplayCache(store: store, capacity: 1000)
@@ -154,10 +168,9 @@ import Testing
     }
 
     @Test func aLockFileAtTheEndOfTimeRefusesEverythingWithoutCrashing() async throws {
-        let folder = try TemporaryFolder(prefix: "signet-replay-lock-max")
-        let clock = Clock()
-        let (store, path) = try await Self.store(in: folder, clock: clock)
-        defer { Task { await store.database.shutdown() } }
+        let fixture = try await Fixture("signet-replay-lock-max")
+        defer { fixture.close() }
+        let (store, path) = (fixture.store, fixture.path)
         var end = Int64.max.littleEndian
         try Data(bytes: &end, count: 8).write(to: URL(fileURLWithPath: path + "-node.lock"))
         let cache = LocalReplayCache(store: store, capacity: 1000)
@@ -168,11 +181,10 @@ import Testing
     }
 
     @Test func aDatabaseWithHardLinksIsRefused() async throws {
-        let folder = try TemporaryFolder(prefix: "signet-replay-hardlink")
-        let clock = Clock()
-        let (store, path) = try await Self.store(in: folder, clock: clock)
-        defer { Task { await store.database.shutdown() } }
-        #expect(link(path, folder.file("other.sqlite")) == 0)
+        let fixture = try await Fixture("signet-replay-hardlink")
+        defer { fixture.close() }
+        let (store, path) = (fixture.store, fixture.path)
+        #expect(link(path, fixture.folder.file("other.sqlite")) == 0)
         let cache = LocalReplayCache(store: store, capacity: 1000)
         await #expect(throws: ServerError.self) { try await cache.prepare(path: path, logger: Self.logger, wait: .milliseconds(300)) }
     }
