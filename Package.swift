@@ -21,7 +21,7 @@ let package = Package(
         .executable(name: "signet", targets: ["signet"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
