@@ -41,6 +41,14 @@ import Testing
             (store, path) = try await LocalReplayCacheTests.store(in: folder, clock: clock)
         }
 
+        /// A cache on the fixture's store, prepared with the clock at `second`.
+        func cache(preparedAt second: Int64) async throws -> LocalReplayCache {
+            clock.set(second)
+            let cache = LocalReplayCache(store: store, capacity: 1000)
+            try await cache.prepare(path: path, logger: LocalReplayCacheTests.logger)
+            return cache
+        }
+
         /// Closes the database; the folder goes with the fixture.
         func close() {
             let store = store
@@ -79,11 +87,9 @@ import Testing
     @Test func aCleanStopHandsItsNoncesAndItsStartToTheNextStart() async throws {
         let fixture = try await Fixture("signet-replay-clean")
         defer { fixture.close() }
-        let (clock, store, path) = (fixture.clock, fixture.store, fixture.path)
+        let path = fixture.path
         let t: Int64 = 1_800_000_000
-        clock.set(t)
-        let first = LocalReplayCache(store: store, capacity: 1000)
-        try await first.prepare(path: path, logger: Self.logger)
+        let first = try await fixture.cache(preparedAt: t)
         #expect(try await Self.insert(first, "n1", created: t + 1))
         #expect(try await Self.insert(first, "ahead", created: t + 200))
         first.persist(logger: Self.logger)
@@ -91,9 +97,7 @@ import Testing
         await #expect(throws: HTTPSignatureError.self) { _ = try await Self.insert(first, "late", created: t + 1) }
         #expect(FileManager.default.fileExists(atPath: path + "-nonces"))
 
-        clock.set(t + 60)
-        let second = LocalReplayCache(store: store, capacity: 1000)
-        try await second.prepare(path: path, logger: Self.logger)
+        let second = try await fixture.cache(preparedAt: t + 60)
         #expect(!FileManager.default.fileExists(atPath: path + "-nonces"), "the snapshot is read once")
         #expect(try await Self.insert(second, "n1", created: t + 1) == false)
         #expect(try await Self.insert(second, "ahead", created: t + 200) == false)
@@ -107,20 +111,16 @@ import Testing
     @Test func aDamagedSnapshotIsIgnoredAndTheStartRuleApplies() async throws {
         let fixture = try await Fixture("signet-replay-damaged")
         defer { fixture.close() }
-        let (clock, store, path) = (fixture.clock, fixture.store, fixture.path)
+        let path = fixture.path
         let t: Int64 = 1_800_000_000
-        clock.set(t)
-        let first = LocalReplayCache(store: store, capacity: 1000)
-        try await first.prepare(path: path, logger: Self.logger)
+        let first = try await fixture.cache(preparedAt: t)
         #expect(try await Self.insert(first, "n1", created: t + 1))
         first.persist(logger: Self.logger)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "-nonces")))
         bytes[bytes.count / 2] ^= 0x01
         try Data(bytes).write(to: URL(fileURLWithPath: path + "-nonces"))
 
-        clock.set(t + 60)
-        let second = LocalReplayCache(store: store, capacity: 1000)
-        try await second.prepare(path: path, logger: Self.logger)
+        let second = try await fixture.cache(preparedAt: t + 60)
         await #expect(throws: HTTPSignatureError.createdBeforeStart(created: t + 1, start: t + 61)) {
             _ = try await Self.insert(second, "n1", created: t + 1)
         }

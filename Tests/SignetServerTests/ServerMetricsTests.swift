@@ -135,6 +135,33 @@ import Testing
         #expect(after[#"signet_http_requests_total{route="/v1/sessions",method="POST",status="429"}"#] == 2)
     }
 
+    /// Hostile use of the metrics listener — 200 silent connections and 100 scrapes at once —
+    /// leaves the API's health answering and the listener serving.
+    @Test func aFloodOnTheMetricsListenerLeavesHealthAnswering() async throws {
+        let (_, server, port) = try await Self.serverWithMetrics(in: try TemporaryFolder(prefix: "signet-metrics-flood"))
+        defer { server.process.stop() }
+        var silent: [LoopbackSocket] = []
+        defer { for socket in silent { socket.close() } }
+        for _ in 0..<200 { silent.append(try LoopbackSocket(port: port)) }
+        for socket in silent { try await socket.waitUntilConnected() }
+        let (scrapes, health) = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    var statuses = (0, 0)
+                    for _ in 0..<5 { if try await Self.scrape(port: port).status == 200 { statuses.0 += 1 } }
+                    if index.isMultiple(of: 4), try await server.api.send(.get, "/v1/health", signer: nil).status == 200 { statuses.1 += 1 }
+                    return statuses
+                }
+            }
+            var total = (0, 0)
+            for try await statuses in group { total = (total.0 + statuses.0, total.1 + statuses.1) }
+            return total
+        }
+        #expect(scrapes == 100)
+        #expect(health == 5)
+        #expect(try await server.api.send(.get, "/v1/health", signer: nil).status == 200)
+    }
+
     @Test func metricsOptionsAreChecked() throws {
         let folder = try TemporaryFolder(prefix: "signet-metrics-options")
         for arguments in [["--metrics-port", "70000"], ["--metrics-host", "0.0.0.0"]] {
