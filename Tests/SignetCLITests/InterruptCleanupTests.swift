@@ -19,39 +19,38 @@ struct InterruptCleanupTests {
 
     /// Starts signet with `arguments` in `box`, writes `head` to its standard input (kept open),
     /// waits until its temporary output beside `target` holds bytes, sends `signal`, and returns
-    /// the exit status and standard error.
+    /// the exit status and standard error. The waiting runs on a thread of its own.
     static func interrupt(_ arguments: [String], feeding head: Data, target: String, in box: Sandbox, with signal: Int32) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: SignetBinary.path)
-        process.arguments = arguments
-        process.currentDirectoryURL = box.folder
-        process.environment = SignetBinary.isolatedEnvironment(in: box.folder)
-        let input = Pipe()
-        let errors = try box.write("stderr.txt", "")
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        try input.fileHandleForWriting.write(contentsOf: head)
-        let deadline = TestTimeouts.deadline
-        var started = false
-        while !started, ContinuousClock.now < deadline, process.isRunning {
-            if let name = try leftovers(of: target, in: box).first,
-                let size = try FileManager.default.attributesOfItem(atPath: box.path(name))[.size] as? Int, size > 0
-            {
-                started = true
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
+        let process = try ChildProcess(
+            SignetBinary.path, arguments, in: box.folder, environment: SignetBinary.isolatedEnvironment(in: box.folder), stdin: .pipe,
+            stderr: .file(box.folder.appendingPathComponent("stderr.txt")))
+        let input = try #require(process.input)
+        defer { process.send(SIGKILL) }
+        let status = try await onOwnThread { () throws -> Int32 in
+            try input.write(contentsOf: head)
+            let deadline = TestTimeouts.deadline
+            while process.isRunning {
+                if let name = try leftovers(of: target, in: box).first,
+                    let size = try FileManager.default.attributesOfItem(atPath: box.path(name))[.size] as? Int, size > 0
+                {
+                    process.send(signal)
+                    let status = process.waitUntilExit(before: deadline)
+                    try? input.close()
+                    guard let status else { throw Stuck("signet did not stop on signal \(signal)") }
+                    return status
+                }
+                guard ContinuousClock.now < deadline else { throw Stuck("signet never began writing \(target) (hang guard)") }
+                usleep(20_000)
             }
+            throw Stuck("signet ended (\(process.exitStatus ?? -1)) before it began writing \(target)")
         }
-        let log = (try? box.readText("stderr.txt")) ?? ""
-        try #require(started, "signet never began writing \(target): \(log)")
-        kill(process.processIdentifier, signal)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        try? input.fileHandleForWriting.close()
-        try #require(!process.isRunning, "signet did not stop on signal \(signal)")
-        return (process.terminationStatus, try box.readText("stderr.txt"))
+        return (status, try box.readText("stderr.txt"))
+    }
+
+    /// Why a child could not be caught as the test needed.
+    struct Stuck: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     @Test(arguments: [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT"), (SIGUSR1, "SIGUSR1")])
@@ -115,50 +114,49 @@ struct InterruptCleanupTests {
     /// and lets it go on with SIGCONT. Returns the exit status and standard error — or nil
     /// when the command finished before it could be caught, for the caller to try again.
     static func interruptMidWrite(
-        _ arguments: [String], in box: Sandbox, with signal: Int32, started: () throws -> Bool
+        _ arguments: [String], in box: Sandbox, with signal: Int32, started: @escaping @Sendable () throws -> Bool
     ) async throws -> (status: Int32, stderr: String)? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: SignetBinary.path)
-        process.arguments = arguments
-        process.currentDirectoryURL = box.folder
-        process.environment = SignetBinary.isolatedEnvironment(in: box.folder)
-        let errors = try box.write("stderr.txt", "")
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try process.run()
+        let process = try ChildProcess(
+            SignetBinary.path, arguments, in: box.folder, environment: SignetBinary.isolatedEnvironment(in: box.folder),
+            stderr: .file(box.folder.appendingPathComponent("stderr.txt")))
+        defer { process.send(SIGKILL) }
+        // The slices are timed on a thread of the test's own: on the cooperative pool, a
+        // loaded suite once left the task unscheduled past its hang guard.
+        guard let status = try await onOwnThread({ try Self.freezeInSlices(process, until: started, then: signal) }) else { return nil }
+        return (status, try box.readText("stderr.txt"))
+    }
+
+    /// Runs `process` only in short slices between stops, asking `started` while it is stopped:
+    /// however busy the machine, it cannot pass from "not started" to "done" unseen (a slice is
+    /// far shorter than writing the output). Once `started` says yes, sends `signal` and waits
+    /// for the end; returns its status, or nil when the process finished without being caught.
+    static func freezeInSlices(_ process: ChildProcess, until started: () throws -> Bool, then signal: Int32) throws -> Int32? {
         let pid = process.processIdentifier
-        defer { if process.isRunning { kill(pid, SIGKILL) } }
         let deadline = TestTimeouts.deadline
-        // The command runs only in short slices between stops, and `started` is asked while it
-        // is stopped: however busy the machine, it cannot pass from "not started" to "done"
-        // unseen (a slice is far shorter than writing the output), so it is caught mid-write.
-        kill(pid, SIGSTOP)
-        func waitUntilStopped() async throws {
-            while ContinuousClock.now < deadline, process.isRunning, threadStates(of: pid).contains(where: { $0 != "T" && $0 != "t" }) {
-                try await Task.sleep(for: .milliseconds(1))
+        func running() -> Bool { threadStates(of: pid).contains { $0 != "T" && $0 != "t" } }
+        // Returns once every thread has stopped (or the process has ended and is reaped).
+        func waitUntilStopped() throws {
+            while process.isRunning, running() {
+                guard ContinuousClock.now < deadline else { throw Stuck("signet did not stop on SIGSTOP (threads: \(String(threadStates(of: pid))))") }
+                usleep(1000)
             }
         }
-        try await waitUntilStopped()
-        var caught = try started()
-        while !caught, process.isRunning, ContinuousClock.now < deadline {
-            kill(pid, SIGCONT)
-            try await Task.sleep(for: .milliseconds(3))
-            kill(pid, SIGSTOP)
-            try await waitUntilStopped()
-            caught = try started()
+        process.send(SIGSTOP)
+        try waitUntilStopped()
+        var slices = 0
+        while try !started() {
+            guard process.isRunning else { return nil }
+            guard ContinuousClock.now < deadline else { throw Stuck("signet began no output in \(slices) slices (hang guard)") }
+            process.send(SIGCONT)
+            usleep(3000)
+            process.send(SIGSTOP)
+            try waitUntilStopped()
+            slices += 1
         }
-        if !caught {
-            kill(pid, SIGCONT)
-            while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            try #require(!process.isRunning, "signet neither began writing nor finished: \((try? box.readText("stderr.txt")) ?? "")")
-            return nil
-        }
-        kill(pid, signal)
-        kill(pid, SIGCONT)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        try #require(!process.isRunning, "signet did not stop on signal \(signal)")
-        return (process.terminationStatus, try box.readText("stderr.txt"))
+        process.send(signal)
+        process.send(SIGCONT)
+        guard let status = process.waitUntilExit(before: deadline) else { throw Stuck("signet did not stop on signal \(signal)") }
+        return status
     }
 
     @Test func bundleCreateLeavesNothingAndTheOldFileStands() async throws {
@@ -198,7 +196,7 @@ struct InterruptCleanupTests {
         try box.shell("mkdir v2 && truncate -s \(size) v2/big.bin")
         try box.createBundle("v2.bundle", keys: ["k"], version: 2, inputs: ["v2"])
         // The staging folders (`.dest.signet-XXXXXX`) and set-aside trees (`.dest.signet-old-…`) beside dest.
-        let staging = { try Self.leftovers(of: "dest", in: box) }
+        let staging: @Sendable () throws -> [String] = { try Self.leftovers(of: "dest", in: box) }
         for attempt in 1...Self.attempts {
             // An earlier extraction, with a state folder of its own each time (a finished run recorded version 2).
             let state = "state\(attempt)"

@@ -5,7 +5,7 @@ import SignetVault
 import Testing
 
 /// Real processes against one vault file: writers killed with SIGKILL at random moments, and
-/// several processes writing and reading at once (DESIGN.md §5).
+/// several processes writing and reading at once (docs/formats/vault.md "Writes and crashes").
 @Suite("vault durability and concurrency", .serialized)
 struct VaultDurabilityTests {
     static let passphrase = "durability test passphrase"
@@ -24,21 +24,11 @@ struct VaultDurabilityTests {
             """
     }
 
-    static func startBash(_ script: String, in sandbox: Sandbox, output: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        process.currentDirectoryURL = sandbox.folder
+    static func startBash(_ script: String, in sandbox: Sandbox, output: String) throws -> ChildProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["SIGNET_PASSPHRASE"] = passphrase
         environment["SIGNET_VAULT"] = nil
-        process.environment = environment
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
+        return try ChildProcess("/bin/bash", ["-c", script], in: sandbox.folder, environment: environment, stdout: .file(URL(fileURLWithPath: output)))
     }
 
     static func acknowledged(_ output: String) throws -> [Int] {
@@ -109,7 +99,7 @@ struct VaultDurabilityTests {
         let vault = try Self.makeVault(sandbox)
         let writers = 4
         let perWriter = 12
-        var processes: [(Process, String)] = []
+        var processes: [(ChildProcess, String)] = []
         for writer in 0..<writers {
             let output = sandbox.path("writer-\(writer).txt")
             let script = Self.writerScript(vault: vault, prefix: "w\(writer)", start: 0, count: perWriter)
@@ -125,8 +115,7 @@ struct VaultDurabilityTests {
             listings += 1
         }
         for (process, output) in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "a writer failed (a busy vault must wait, not fail)")
+            #expect(process.waitUntilExit() == 0, "a writer failed (a busy vault must wait, not fail)")
             #expect(try Self.acknowledged(output).count == perWriter)
         }
         #expect(listings > 0)

@@ -288,7 +288,7 @@ struct ServerEnvelopeTests {
         #expect(!socket.drain(), "the server closed the half-sent request before SIGTERM: \(String(decoding: socket.received, as: UTF8.self))")
         try #require(server.process.process.isRunning, "\(server.process.output)")
 
-        kill(server.process.process.processIdentifier, SIGTERM)
+        server.process.process.send(SIGTERM)
         let deadline = ContinuousClock.now + .seconds(120)
         while server.process.process.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
@@ -309,25 +309,19 @@ struct ServerEnvelopeTests {
         let folder = try TemporaryFolder(prefix: "signet-envelope")
         let server = try await ServeProcess.start(in: folder, extra: ["--shutdown-timeout", "2", "--idle-timeout", "600", "--body-timeout", "600"])
         defer { server.process.stop(signal: SIGKILL) }
-        let client = Process()
-        client.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        client.arguments = ["s_client", "-connect", "127.0.0.1:\(server.port)", "-quiet", "-ign_eof"]
-        let input = Pipe()
-        client.standardInput = input
-        client.standardOutput = FileHandle.nullDevice
-        client.standardError = FileHandle.nullDevice
-        try client.run()
+        let client = try ChildProcess("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.port)", "-quiet", "-ign_eof"], stdin: .pipe)
+        let input = try #require(client.input)
         defer {
-            if client.isRunning { client.terminate() }
-            try? input.fileHandleForWriting.close()
+            client.send(SIGKILL)
+            try? input.close()
         }
         let head = "POST /v1/users HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/json\r\n"
             + "Content-Length: 100000\r\nSignature-Input: a\r\nSignature: b\r\n\r\n{"
-        try input.fileHandleForWriting.write(contentsOf: Data(head.utf8))
+        try input.write(contentsOf: Data(head.utf8))
         // Time for the handshake and the head to reach a handler: an ordering, not a check of speed.
         try await Task.sleep(for: .seconds(3))
         try #require(server.process.process.isRunning, "\(server.process.output)")
-        kill(server.process.process.processIdentifier, SIGTERM)
+        server.process.process.send(SIGTERM)
         let deadline = ContinuousClock.now + TestTimeouts.hangGuard
         while server.process.process.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))

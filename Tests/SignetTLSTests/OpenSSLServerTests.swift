@@ -18,98 +18,40 @@ final class OpenSSLServer {
     /// What s_server's status page always holds.
     static let statusPage = "Ciphers supported in s_server binary"
 
-    let process: Process
+    let server: BackgroundProcess
     let port: Int
-    private let log: URL
-    private let logHandle: FileHandle
-    private var stopped = false
 
-    private init(process: Process, port: Int, log: URL, logHandle: FileHandle) {
-        self.process = process
+    private init(server: BackgroundProcess, port: Int) {
+        self.server = server
         self.port = port
-        self.log = log
-        self.logHandle = logHandle
     }
 
     deinit { stop() }
 
     /// Starts s_server in `folder` with `certificate` and `key` (and `chain` sent after the
-    /// leaf); waits at most 10 seconds for it to listen.
+    /// leaf); waits for it to listen (at most the hang guard).
     static func start(certificate: String, key: String, chain: String? = nil, in folder: TemporaryFolder) async throws -> OpenSSLServer {
         let openssl = try #require(ProcessRunner.which("openssl"), "openssl is not installed (Scripts/test installs it)")
         var logs: [String] = []
         for attempt in 1...3 {
-            let log = folder.fileURL("s_server-\(attempt).log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: log)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: openssl)
             var arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key, "-www", "-naccept", "100"]
             if let chain { arguments += ["-cert_chain", chain] }
-            process.arguments = arguments
-            process.currentDirectoryURL = folder.url
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = handle
-            process.standardError = handle
-            do {
-                try process.run()
-            } catch {
-                try? handle.close()
-                throw error
-            }
-            let port: Int?
-            do {
-                port = try await waitForPort(process: process, log: log)
-            } catch {
-                end(process, handle)
-                throw error
-            }
-            if let port { return OpenSSLServer(process: process, port: port, log: log, logHandle: handle) }
-            end(process, handle)
-            logs.append(Self.text(of: log))
+            let server = try BackgroundProcess(openssl, arguments, in: folder.url, log: folder.fileURL("s_server-\(attempt).log"))
+            // `ACCEPT 127.0.0.1:PORT`, or nil when it exits first.
+            let port = try await server.waitForLine("ACCEPT 127.0.0.1", separator: ":").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            if let port { return OpenSSLServer(server: server, port: port) }
+            // s_server ignores SIGTERM; SIGKILL ends it at once.
+            server.stop(signal: SIGKILL)
+            logs.append(server.output)
         }
         throw OpenSSLServerError(description: "openssl s_server did not start:\n" + logs.joined(separator: "\n---\n"))
     }
 
-    /// The port of s_server's `ACCEPT 127.0.0.1:PORT` line, or nil when it exits or the hang
-    /// guard runs out.
-    private static func waitForPort(process: Process, log: URL) async throws -> Int? {
-        let deadline = TestTimeouts.deadline
-        while ContinuousClock.now < deadline {
-            for line in text(of: log).split(whereSeparator: \.isNewline) where line.hasPrefix("ACCEPT") {
-                if let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)),
-                    port > 0
-                {
-                    return port
-                }
-            }
-            guard process.isRunning else { return nil }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return nil
-    }
-
-    private static func end(_ process: Process, _ handle: FileHandle) {
-        // s_server ignores SIGTERM; SIGKILL ends it at once, so the wait below is short and
-        // never holds a thread of the (two-thread) cooperative pool for long.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        try? handle.close()
-    }
-
-    private static func text(of log: URL) -> String {
-        String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
-    }
-
     /// What s_server wrote so far, for failure messages.
-    var logText: String { Self.text(of: log) }
+    var logText: String { server.output }
 
-    /// Terminates the server and waits for it to end.
-    func stop() {
-        guard !stopped else { return }
-        stopped = true
-        Self.end(process, logHandle)
-    }
+    /// Ends the server (s_server ignores SIGTERM) and waits for it to end.
+    func stop() { server.stop(signal: SIGKILL) }
 }
 
 struct OpenSSLServerError: Error, CustomStringConvertible {

@@ -7,32 +7,16 @@ import Glibc
 /// the test reads; ``stop(signal:)`` ends it (and so does `deinit`, with SIGKILL).
 public final class BackgroundProcess: @unchecked Sendable {
     /// The running process.
-    public let process: Process
+    public let process: ChildProcess
     /// Where its standard output and error go.
     public let log: URL
-    private let handle: FileHandle
     private let lock = NSLock()
     private var stopped = false
 
     /// Starts `executable` with `arguments` in `directory`, both outputs into `log`.
     public init(_ executable: String, _ arguments: [String], in directory: URL, log: URL, environment: [String: String]? = nil) throws {
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        handle = try FileHandle(forWritingTo: log)
         self.log = log
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = handle
-        process.standardError = handle
-        if let environment { process.environment = environment }
-        do {
-            try process.run()
-        } catch {
-            try? handle.close()
-            throw error
-        }
+        process = try ChildProcess(executable, arguments, in: directory, environment: environment, stdout: .file(log), stderr: .file(log))
     }
 
     deinit { stop(signal: SIGKILL) }
@@ -40,15 +24,15 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// Everything it wrote so far.
     public var output: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
 
-    /// The value of the first `name: value` line it wrote, waiting at most `timeout` (a hang
-    /// guard); nil when it exits first or the time runs out.
-    public func waitForLine(_ name: String, timeout: Duration = TestTimeouts.hangGuard) async throws -> String? {
+    /// The value of the first `name: value` line it wrote (`name` then `separator`), waiting at
+    /// most `timeout` (a hang guard); nil when it exits first or the time runs out.
+    public func waitForLine(_ name: String, separator: String = ": ", timeout: Duration = TestTimeouts.hangGuard) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
             // The output is read before the deadline is judged: a test starved of threads by a
             // loaded suite may wake long after the line came, and must still see it.
-            for line in output.split(whereSeparator: \.isNewline) where line.hasPrefix(name + ": ") {
-                return String(line.dropFirst(name.count + 2))
+            for line in output.split(whereSeparator: \.isNewline) where line.hasPrefix(name + separator) {
+                return String(line.dropFirst(name.count + separator.count))
             }
             guard process.isRunning, ContinuousClock.now < deadline else { return nil }
             try await Task.sleep(for: .milliseconds(50))
@@ -63,9 +47,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         let first = !stopped
         stopped = true
         lock.unlock()
-        if first, process.isRunning { kill(process.processIdentifier, signal) }
-        process.waitUntilExit()
-        if first { try? handle.close() }
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        if first { process.send(signal) }
+        return process.waitUntilExit()
     }
 }

@@ -30,11 +30,10 @@ public enum ProcessRunner {
         _ executable: String, _ arguments: [String], stdin: Data? = nil, in directory: URL? = nil,
         environment: [String: String]? = nil
     ) throws -> RunResult {
-        let launch = try Launch(executable, arguments, stdin: stdin, directory: directory, environment: environment)
+        let launch = try Launch(stdin: stdin)
         defer { launch.cleanUp() }
-        try launch.process.run()
-        launch.process.waitUntilExit()
-        return try launch.result()
+        let child = try launch.start(executable, arguments, in: directory, environment: environment)
+        return try launch.result(status: child.waitUntilExit())
     }
 
     /// ``run(_:_:stdin:in:environment:)`` without blocking a thread while the program runs (for programs that talk to a server in this process).
@@ -42,19 +41,14 @@ public enum ProcessRunner {
         _ executable: String, _ arguments: [String], stdin: Data? = nil, in directory: URL? = nil,
         environment: [String: String]? = nil
     ) async throws -> RunResult {
-        let launch = try Launch(executable, arguments, stdin: stdin, directory: directory, environment: environment)
+        let launch = try Launch(stdin: stdin)
         defer { launch.cleanUp() }
-        let process = launch.process
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
+        let child = try launch.start(executable, arguments, in: directory, environment: environment)
+        // No hang guard here, as with `run`: the callers' programs end by themselves.
+        guard let status = try await child.exit(before: .now + .seconds(86_400)) else {
+            throw ChildProcessError(description: "\(executable) ran for a day")
         }
-        return try launch.result()
+        return try launch.result(status: status)
     }
 
     /// The first executable called `name` in the folders of `PATH`, or nil when there is none.
@@ -67,82 +61,41 @@ public enum ProcessRunner {
     }
 }
 
-/// One configured, not yet started process and the files that carry its standard streams.
+/// The files that carry one run's standard streams, in the system's temporary folder (files,
+/// not pipes: a pipe that is not read while the program runs can fill up and stall it).
 private final class Launch {
-    let process: Process
     let outURL: URL
     let errURL: URL
     let inURL: URL?
-    let outHandle: FileHandle
-    let errHandle: FileHandle
-    private var handlesClosed = false
 
-    init(_ executable: String, _ arguments: [String], stdin: Data?, directory: URL?, environment: [String: String]?) throws {
-        // Files, not pipes: a pipe that is not read while the program runs can fill up and stall it.
-        // They live in the system's temporary folder, never in the program's working directory.
+    init(stdin: Data?) throws {
         let folder = FileManager.default.temporaryDirectory
-        let outURL = folder.appendingPathComponent(".out-\(UUID().uuidString)")
-        let errURL = folder.appendingPathComponent(".err-\(UUID().uuidString)")
-        var inURL: URL? = nil
-        let outHandle: FileHandle
-        let errHandle: FileHandle
-        let input: FileHandle
-        do {
-            _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-            _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-            if let stdin {
-                let url = folder.appendingPathComponent(".in-\(UUID().uuidString)")
-                inURL = url
-                try stdin.write(to: url)
-                input = try FileHandle(forReadingFrom: url)
-            } else {
-                input = FileHandle.nullDevice
-            }
-            outHandle = try FileHandle(forWritingTo: outURL)
-            errHandle = try FileHandle(forWritingTo: errURL)
-        } catch {
-            Launch.remove([outURL, errURL, inURL])
-            throw error
+        outURL = folder.appendingPathComponent(".out-\(UUID().uuidString)")
+        errURL = folder.appendingPathComponent(".err-\(UUID().uuidString)")
+        if let stdin {
+            let url = folder.appendingPathComponent(".in-\(UUID().uuidString)")
+            inURL = url
+            try stdin.write(to: url)
+        } else {
+            inURL = nil
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        if let environment { process.environment = environment }
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = input
-        self.process = process
-        self.outURL = outURL
-        self.errURL = errURL
-        self.inURL = inURL
-        self.outHandle = outHandle
-        self.errHandle = errHandle
     }
 
-    /// Closes the output files and reads them; call once the process has ended.
-    func result() throws -> RunResult {
-        try closeHandles()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return RunResult(
+    func start(_ executable: String, _ arguments: [String], in directory: URL?, environment: [String: String]?) throws -> ChildProcess {
+        try ChildProcess(
+            executable, arguments, in: directory, environment: environment, stdin: inURL.map { .file($0) } ?? .null,
+            stdout: .file(outURL), stderr: .file(errURL))
+    }
+
+    /// Reads the outputs; call once the process has ended with `status`.
+    func result(status: Int32) throws -> RunResult {
+        RunResult(
             status: status, stdout: try Data(contentsOf: outURL),
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
-    /// Closes what is still open and removes the files.
+    /// Removes the files.
     func cleanUp() {
-        try? closeHandles()
-        Launch.remove([outURL, errURL, inURL])
-    }
-
-    private func closeHandles() throws {
-        guard !handlesClosed else { return }
-        handlesClosed = true
-        try outHandle.close()
-        try errHandle.close()
-    }
-
-    private static func remove(_ urls: [URL?]) {
-        for case let url? in urls { try? FileManager.default.removeItem(at: url) }
+        for case let url? in [outURL, errURL, inURL] { try? FileManager.default.removeItem(at: url) }
     }
 }

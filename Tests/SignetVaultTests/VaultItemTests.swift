@@ -93,7 +93,9 @@ import Testing
         let folder = try TemporaryFolder()
         let path = folder.path + "/test.vault"
         let vault = try VaultTest.newVault(at: path)
+        let before = Date()
         try await vault.set(secret("s3cret"), service: "api.example.com", account: "bot")
+        let after = Date()
 
         let got = try await vault.secret(service: "api.example.com", account: "bot")
         #expect(got.bytes == Array("s3cret".utf8))
@@ -102,7 +104,8 @@ import Testing
         #expect(item.kind == .password)
         #expect(item.details == VaultItemDetails())
         #expect(item.created == item.modified)
-        #expect(abs(item.created.timeIntervalSinceNow) < 60)
+        // Stored in whole seconds: between the second before the call and the end of it.
+        #expect(item.created >= before.addingTimeInterval(-1) && item.created <= after, "created \(item.created), call \(before)…\(after)")
 
         // And from a second opening of the file.
         let reopened = try Vault(path: path, credentials: passphrase())
