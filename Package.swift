@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
+        .package(url: "https://github.com/vapor/async-kit.git", from: "1.22.0"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
@@ -68,7 +69,6 @@ let package = Package(
             dependencies: [
                 "SignetCore",
                 "CBundleSystem",
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // RFC 9421 message signatures and RFC 9530 digests over swift-http-types: no server, no NIO.
@@ -117,7 +117,6 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // age v1 encryption (age-encryption.org/v1): streaming; X25519, scrypt, ssh-rsa and
@@ -187,6 +186,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncKit", package: "async-kit"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -217,6 +217,12 @@ let package = Package(
                 "SignetAge",
                 "SignetPKCS11",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "X509", package: "swift-certificates"),
             ]
         ),
         // Coverage-guided fuzz targets (libFuzzer) for every parser of untrusted bytes; not a
@@ -254,7 +260,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SignetVaultTests",
-            dependencies: ["SignetVault", "SignetTestSupport"]
+            dependencies: ["SignetVault", "SignetCore", "SignetTestSupport"]
         ),
         .testTarget(
             name: "SignetBundleTests",
@@ -290,7 +296,10 @@ let package = Package(
         // Against the age CLI and pyrage both ways, and hostile files.
         .testTarget(
             name: "SignetAgeTests",
-            dependencies: ["SignetAge", "SignetCore", "SignetTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "SignetAge", "SignetCore", "SignetTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             resources: [.copy("Vectors")]
         ),
         // A test CA made with SignetX509, for the X.509, TLS and CLI tests.
@@ -328,7 +337,8 @@ let package = Package(
         .testTarget(
             name: "SignetServerTests",
             dependencies: [
-                "signet", "SignetServer", "SignetClient", "SignetBundle", "SignetVault", "SignetTLS", "SignetX509", "SignetHTTP", "SignetCore", "SignetTestSupport",
+                "signet", "SignetAPI", "SignetServer", "SignetClient", "SignetBundle", "SignetVault", "SignetTLS", "SignetX509", "SignetHTTP", "SignetCore",
+                "SignetTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

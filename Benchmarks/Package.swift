@@ -21,13 +21,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
+        // The system's SQLite, for the vault's plain-SQLite baseline.
+        .systemLibrary(name: "CSQLiteBench", path: "Sources/CSQLiteBench"),
         // Whole-program helpers for Scripts/bench: sign/verify ops/s (vs `openssl speed`), vault
         // vs plain SQLite, the Hummingbird server that wrk loads, TLS handshakes and chain validation.
         .executableTarget(
             name: "signet-bench",
             dependencies: [
+                "CSQLiteBench",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SignetCore", package: "Signet"),
                 .product(name: "SignetVault", package: "Signet"),
                 .product(name: "SignetHTTP", package: "Signet"),

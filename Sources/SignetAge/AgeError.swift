@@ -46,7 +46,7 @@ public enum AgeError: SignetError, Equatable {
         }
     }
 
-    /// The kind of failure, which decides the CLI's exit code (DESIGN.md §4).
+    /// The kind of failure, which decides the CLI's exit code.
     public var category: FailureCategory {
         switch self {
         case .headerMACMismatch, .noMatchingIdentity, .wrongPassphrase, .stanzaDoesNotOpen, .payloadInvalid: return .checkFailed

@@ -6,38 +6,31 @@ import Glibc
 import Darwin
 #endif
 
-/// Re-verifies an extracted folder at rest: the manifest kept in `DEST/.signet/` must still
-/// carry a threshold of valid signatures under the current trust root, have the expected name
-/// (when ``expectedName`` is set), not have expired at ``now``, and not be a rollback against a
+/// Re-verifies an extracted folder at rest under a ``BundleVerifier``'s rules: the manifest
+/// kept in `DEST/.signet/` must still carry a threshold of valid signatures under the current
+/// trust root, have the expected name (when the verifier's ``BundleVerifier/expectedName`` is
+/// set), not have expired at its ``BundleVerifier/now``, and not be a rollback against a
 /// ``BundleState`` (when one is given) — a tree put back to an older signed release is refused
 /// like a bundle would be. Every listed path must follow the extraction rules
 /// (``BundlePath``: nothing is ever read outside the folder), and every file must be there,
 /// regular, inside real folders, with the listed size and SHA-256 (and matching
 /// `user.signet.sha256` attribute where there is one), with no file added.
 public struct BundleChecker: Sendable {
-    /// The trust root the kept manifest's signatures are checked against now, which may have been
-    /// rotated since the tree was extracted.
-    public var trust: TrustRoot
-    /// Bounds on the kept manifest, its signatures and the listed paths.
-    public var limits: BundleLimits
-    /// The moment expiry is judged at.
-    public var now: Date
-    /// The product the caller expects; a tree of any other name is refused.
-    public var expectedName: String?
+    /// The rules: the trust root the kept manifest's signatures are checked against now (it may
+    /// have been rotated since the tree was extracted), the limits, the moment expiry is judged
+    /// at and the expected name.
+    public var verifier: BundleVerifier
 
-    /// A checker for trees signed under `trust`; `now` is the moment expiry is judged at, and
-    /// `expectedName`, when set, the only bundle name accepted.
-    public init(trust: TrustRoot, limits: BundleLimits = BundleLimits(), now: Date = Date(), expectedName: String? = nil) {
-        self.trust = trust
-        self.limits = limits
-        self.now = now
-        self.expectedName = expectedName
+    /// A checker for trees under `verifier`'s rules, as ``BundleExtractor`` extracts under them.
+    public init(verifier: BundleVerifier) {
+        self.verifier = verifier
     }
 
     /// Returns the manifest when nothing changed; throws ``BundleError/changedAtRest(folder:problems:)``
     /// naming every file that did, or the refusal (expired, rollback against `state`, another
     /// name, an unsafe path) of the manifest itself. `state` is only read.
     public func check(folder: String, state: BundleState? = nil) async throws -> BundleManifest {
+        let (trust, limits) = (verifier.trust, verifier.limits)
         let folder = folder.count > 1 && folder.hasSuffix("/") ? String(folder.dropLast()) : folder
         let manifestPath = folder + "/" + BundleLayout.manifestEntry
         guard BundleFiles.lstatMode(manifestPath) == S_IFREG else {
@@ -48,7 +41,7 @@ public struct BundleChecker: Sendable {
         let signatures = try SignatureList.parse(try BundleFiles.read(signaturesPath, limit: limits.maximumSignaturesSize), source: signaturesPath, limits: limits)
         _ = try BundleSignature.requireThreshold(signatures, over: manifestBytes, keys: trust.keys, threshold: trust.threshold, source: manifestPath)
         let manifest = try BundleManifest(bytes: manifestBytes, source: manifestPath, limits: limits)
-        try manifest.requireCurrent(expectedName: expectedName, now: now)
+        try manifest.requireCurrent(expectedName: verifier.expectedName, now: verifier.now)
         if let state {
             try state.requireNoRollback(BundleRelease(manifest, manifestBytes: manifestBytes))
         }

@@ -2,10 +2,11 @@ import SignetCore
 
 /// Every error `SignetBundle` throws, each with a message a user can act on.
 ///
-/// Exit codes (DESIGN.md §4): a bundle that is well formed but does not verify — bad or too
-/// few signatures, a digest or size that differs from the signed manifest, an entry missing or
-/// unlisted, expiry, rollback, another name than expected — is a failed check (1); a file that is not a well-formed, safe
-/// bundle (zip structure, hostile entry names, symbolic links, size lies) is malformed input (3).
+/// Exit codes (docs/formats/bundle.md "Exit codes"): a bundle that is well formed but does not
+/// verify — bad or too few signatures, a digest or size that differs from the signed manifest, an
+/// entry missing or unlisted, expiry, rollback, another name than expected — is a failed check (1);
+/// a file that is not a well-formed, safe bundle (zip structure, hostile entry names, symbolic
+/// links, size lies) is malformed input (3).
 public enum BundleError: Error, Sendable, Equatable {
     /// A file or folder could not be read or written; `detail` is the system's reason.
     case io(path: String, detail: String)
@@ -58,7 +59,7 @@ extension BundleError: SignetError {
         }
     }
 
-    /// The kind of failure, which decides the CLI's exit code (DESIGN.md §4).
+    /// The kind of failure, which decides the CLI's exit code (docs/formats/bundle.md "Exit codes").
     public var category: FailureCategory {
         switch self {
         case .verificationFailed, .rollback, .versionReused, .wrongName, .expired, .changedAtRest: return .checkFailed

@@ -1,18 +1,16 @@
-import SignetBundle
-
 /// Where a ``TarReader`` reads from: `read(count)` gives `count` bytes, fewer only at the end.
-public protocol TarInput: AnyObject {
-    func read(_ count: Int) throws(ServerError) -> [UInt8]
+package protocol TarInput: AnyObject {
+    func read(_ count: Int) throws -> [UInt8]
 }
 
 /// A tar archive in memory, for tests and the fuzzer.
-public final class TarBytes: TarInput {
+package final class TarBytes: TarInput {
     private let bytes: [UInt8]
     private var offset = 0
 
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    public func read(_ count: Int) throws(ServerError) -> [UInt8] {
+    package func read(_ count: Int) -> [UInt8] {
         let end = min(bytes.count, offset + count)
         defer { offset = end }
         return Array(bytes[offset..<end])
@@ -24,19 +22,19 @@ public final class TarBytes: TarInput {
 /// files and folders are taken; links, devices, sparse files and anything else are refused, as
 /// are paths a bundle may not hold (absolute, `..`, `.signet/`, …: ``BundlePath``), before any
 /// byte of the entry is written.
-public struct TarReader {
+package struct TarReader {
     /// One regular file: its path in the bundle and its size; its data follows.
-    public struct Entry: Sendable, Equatable {
-        public var path: String
-        public var size: Int64
+    package struct Entry: Sendable, Equatable {
+        package var path: String
+        package var size: Int64
     }
 
     /// Paths, entry counts and sizes are held to these.
-    public var limits: BundleLimits
+    package var limits: BundleLimits
     /// How the archive is named in errors.
-    public var source: String
+    package var source: String
 
-    public init(limits: BundleLimits = BundleLimits(), source: String = "the tar") {
+    package init(limits: BundleLimits = BundleLimits(), source: String = "the tar") {
         self.limits = limits
         self.source = source
     }
@@ -49,9 +47,9 @@ public struct TarReader {
     /// exactly `entry.size` bytes of data from `input` with ``readData(_:from:into:)``;
     /// returns the files' paths.
     @discardableResult
-    public func read(
-        _ input: some TarInput, file: (Entry, _ data: (Int) throws(ServerError) -> [UInt8]) throws(ServerError) -> Void
-    ) throws(ServerError) -> [Entry] {
+    package func read(
+        _ input: some TarInput, file: (Entry, _ data: (Int) throws -> [UInt8]) throws -> Void
+    ) throws -> [Entry] {
         var entries: [Entry] = []
         var total: Int64 = 0
         var longName: String?
@@ -110,7 +108,7 @@ public struct TarReader {
                 guard total <= limits.maximumTotalSize else { throw refuse("its files add up to more than \(limits.maximumTotalSize) bytes") }
                 let entry = Entry(path: path, size: size)
                 var remaining = size
-                try file(entry) { (count) throws(ServerError) -> [UInt8] in
+                try file(entry) { (count) throws -> [UInt8] in
                     let wanted = Int(min(Int64(count), remaining))
                     let bytes = try Self.exactly(wanted, from: input, source: source)
                     remaining -= Int64(bytes.count)
@@ -140,9 +138,9 @@ public struct TarReader {
         return entries
     }
 
-    private func refuse(_ detail: String) -> ServerError { .unprocessable(field: source, detail: detail) }
+    private func refuse(_ detail: String) -> BundleError { .malformed(source: source, detail: detail) }
 
-    private func validate(_ path: String) throws(ServerError) {
+    private func validate(_ path: String) throws(BundleError) {
         do {
             try BundlePath.validate(path, source: source, limits: limits)
         } catch {
@@ -156,7 +154,7 @@ public struct TarReader {
     }
 
     /// The magic (POSIX `ustar\0` or GNU `ustar `) and the header checksum.
-    private func checkHeader(_ header: [UInt8]) throws(ServerError) {
+    private func checkHeader(_ header: [UInt8]) throws(BundleError) {
         let magic = Array(header[257..<263])
         guard magic == Array("ustar\0".utf8) || magic == Array("ustar ".utf8) else {
             throw refuse("not a ustar, pax or GNU tar archive (a header has no ustar magic)")
@@ -178,12 +176,12 @@ public struct TarReader {
 
     /// An octal field (spaces and NULs around it), or GNU's base-256 form (a first byte of
     /// 0x80, then the value big-endian; negative values, 0xFF first, are refused).
-    static func number(_ field: ArraySlice<UInt8>, field name: String, source: String) throws(ServerError) -> Int64 {
+    static func number(_ field: ArraySlice<UInt8>, field name: String, source: String) throws(BundleError) -> Int64 {
         if let first = field.first, first & 0x80 != 0 {
-            guard first == 0x80 else { throw .unprocessable(field: source, detail: "a header's \(name) is negative") }
+            guard first == 0x80 else { throw .malformed(source: source, detail: "a header's \(name) is negative") }
             var value: UInt64 = 0
             for byte in field.dropFirst() {
-                guard value <= UInt64(Int64.max) >> 8 else { throw .unprocessable(field: source, detail: "a header's \(name) is over 2^63") }
+                guard value <= UInt64(Int64.max) >> 8 else { throw .malformed(source: source, detail: "a header's \(name) is over 2^63") }
                 value = value << 8 | UInt64(byte)
             }
             return Int64(value)
@@ -191,12 +189,12 @@ public struct TarReader {
         let digits = field.drop { $0 == 32 || $0 == 0 }.prefix { $0 != 32 && $0 != 0 }
         guard !digits.isEmpty || name != "checksum", digits.count <= 21,
               digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) })
-        else { throw .unprocessable(field: source, detail: "a header's \(name) is not an octal number") }
+        else { throw .malformed(source: source, detail: "a header's \(name) is not an octal number") }
         return digits.reduce(Int64(0)) { ($0 << 3) | Int64($1 - UInt8(ascii: "0")) }
     }
 
     /// The records of a pax header: `LENGTH KEY=VALUE\n`, LENGTH counting the whole record.
-    static func paxRecords(_ body: [UInt8], source: String) throws(ServerError) -> [String: String] {
+    static func paxRecords(_ body: [UInt8], source: String) throws(BundleError) -> [String: String] {
         var records: [String: String] = [:]
         var index = 0
         while index < body.count {
@@ -204,10 +202,10 @@ public struct TarReader {
                   let length = Int(String(decoding: body[index..<space], as: UTF8.self)), length > space - index + 2,
                   index + length <= body.count, body[index + length - 1] == 10,
                   let equals = body[(space + 1)..<(index + length)].firstIndex(of: UInt8(ascii: "="))
-            else { throw .unprocessable(field: source, detail: "a pax header is malformed") }
+            else { throw .malformed(source: source, detail: "a pax header is malformed") }
             let key = String(decoding: body[(space + 1)..<equals], as: UTF8.self)
             guard let value = String(validating: body[(equals + 1)..<(index + length - 1)], as: UTF8.self) else {
-                throw .unprocessable(field: source, detail: "a pax \(key) is not UTF-8")
+                throw .malformed(source: source, detail: "a pax \(key) is not UTF-8")
             }
             records[key] = value
             index += length
@@ -215,19 +213,19 @@ public struct TarReader {
         return records
     }
 
-    static func exactly(_ count: Int, from input: some TarInput, source: String) throws(ServerError) -> [UInt8] {
+    static func exactly(_ count: Int, from input: some TarInput, source: String) throws -> [UInt8] {
         guard count > 0 else { return [] }
         let bytes = try input.read(count)
-        guard bytes.count == count else { throw .unprocessable(field: source, detail: "it ends inside an entry (truncated)") }
+        guard bytes.count == count else { throw BundleError.malformed(source: source, detail: "it ends inside an entry (truncated)") }
         return bytes
     }
 
     /// After the end marker only zero blocks may follow (tar pads to its record size).
-    static func requireZeros(after input: some TarInput, source: String) throws(ServerError) {
+    static func requireZeros(after input: some TarInput, source: String) throws {
         while true {
             let bytes = try input.read(64 << 10)
             guard bytes.allSatisfy({ $0 == 0 }) else {
-                throw .unprocessable(field: source, detail: "data follows the end of the archive")
+                throw BundleError.malformed(source: source, detail: "data follows the end of the archive")
             }
             if bytes.count < 64 << 10 { return }
         }

@@ -44,7 +44,7 @@ public struct PinnedTransport: ClientTransport {
 
     /// A transport trusting servers by `trust`, giving each exchange `timeout` to complete.
     public init(trust: TLSTrustPolicy, timeout: Duration = .seconds(30)) {
-        client = PinnedHTTPSClient(trust: trust, timeout: TimeAmount(timeout))
+        client = PinnedHTTPSClient(trust: trust, timeout: timeout)
     }
 
     /// A transport sending through `client`.
@@ -55,7 +55,7 @@ public struct PinnedTransport: ClientTransport {
     /// This transport allowing each exchange at least `timeout` (never less than it allowed).
     public func with(timeout: Duration) -> any ClientTransport {
         var client = client
-        client.timeout = max(client.timeout, TimeAmount(timeout))
+        client.timeout = max(client.timeout, timeout)
         return PinnedTransport(client: client)
     }
 

@@ -2,10 +2,10 @@ import Foundation
 
 /// Entry points for the libFuzzer targets (`SignetFuzzTargets`): each key format's decoder on
 /// its own, which the public ``KeyDecoder`` reaches only after detecting the format. Not API:
-/// `@_spi(Fuzzing)`, for the fuzz targets and their replay tests only.
-@_spi(Fuzzing) public enum CoreFuzzing {
+/// `package`, for the fuzz targets and their replay tests only.
+package enum CoreFuzzing {
     /// A key format whose decoder can be called directly.
-    public enum KeyFormat: String, CaseIterable, Sendable {
+    package enum KeyFormat: String, CaseIterable, Sendable {
         /// A PEM document (any label ``KeyDecoder`` reads).
         case pem
         /// DER, its structure detected from the types of its first fields.
@@ -29,7 +29,7 @@ import Foundation
     }
 
     /// Decodes `bytes` with the decoder of `format` alone.
-    public static func decodeKey(_ bytes: [UInt8], as format: KeyFormat, policy: KeyPolicy) throws(SignetCoreError) -> DecodedKey {
+    package static func decodeKey(_ bytes: [UInt8], as format: KeyFormat, policy: KeyPolicy) throws(SignetCoreError) -> DecodedKey {
         let source = "fuzz input"
         switch format {
         case .pem:
@@ -71,7 +71,7 @@ import Foundation
 
     /// Decrypts an encrypted PKCS#8 key with `passphrase` when its PBKDF2 iteration count is at
     /// most `maximumIterations` (so that a fuzzer's input cannot stall it); nil when it is higher.
-    public static func decrypt(
+    package static func decrypt(
         _ key: EncryptedPrivateKey, passphrase: SecretBytes, maximumIterations: Int, policy: KeyPolicy
     ) throws(SignetCoreError) -> DecodedKey? {
         guard key.iterations <= maximumIterations else { return nil }

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fuzzing) import SignetBundle
+import SignetBundle
 import SignetCore
 
 /// The bundle format: the zip reader, whole bundles against a fixed trust root, canonical
@@ -12,6 +12,7 @@ enum BundleTargets {
         ("manifest", { BundleTargets.manifest($0) }),
         ("signatures", { BundleTargets.signatures($0) }),
         ("trust-root", { BundleTargets.trustRoot($0) }),
+        ("tar", { BundleTargets.tar($0) }),
     ]
 
     static let manifestEntry = ".signet/manifest.json"
@@ -146,5 +147,46 @@ enum BundleTargets {
         Fuzz.require(again == root, "trust-root", "the trust file written again parses to another root")
         Fuzz.require(BundleFuzzing.canonicalJSON(root.signedBytes) == root.signedBytes, "trust-root", "the signed bytes are not canonical JSON")
         _ = try? trust.accepts(root, source: "fuzz input")
+    }
+
+    /// `TarReader` on an archive in memory, each file's data read 7 bytes at a time.
+    /// Invariants: a refusal is `BundleError.malformed`; each `data` call gives exactly the bytes asked for up to
+    /// the entry's end; the entries returned are the files handed over, and each of their paths
+    /// passes `BundlePath.validate` and the set passes `BundlePath.checkCollisions`.
+    static func tar(_ bytes: [UInt8]) {
+        let limits = BundleLimits()
+        var handed: [String] = []
+        do {
+            let entries = try TarReader(limits: limits).read(TarBytes(bytes)) { (entry, data) throws in
+                Fuzz.require(entry.size >= 0, "tar", "an entry of \(entry.size) bytes")
+                var read: Int64 = 0
+                while read < entry.size {
+                    let chunk = try data(7)
+                    Fuzz.require(Int64(chunk.count) == min(7, entry.size - read), "tar", "data(7) gave \(chunk.count) bytes")
+                    read += Int64(chunk.count)
+                }
+                let after = try data(7)
+                Fuzz.require(after.isEmpty, "tar", "data went on past the entry's size")
+                handed.append(entry.path)
+            }
+            Fuzz.require(entries.map(\.path) == handed, "tar", "the entries returned are not the files handed over")
+            for entry in entries {
+                do {
+                    try BundlePath.validate(entry.path, source: "tar", limits: limits)
+                } catch {
+                    Fuzz.require(false, "tar", "an entry's path is unsafe: \(error)")
+                }
+            }
+            do {
+                try BundlePath.checkCollisions(entries.map(\.path), source: "tar")
+            } catch {
+                Fuzz.require(false, "tar", "the entries collide: \(error)")
+            }
+        } catch {
+            guard let error = error as? BundleError, case .malformed = error else {
+                Fuzz.require(false, "tar", "an archive was refused with something other than a malformed-input error: \(error)")
+                return
+            }
+        }
     }
 }

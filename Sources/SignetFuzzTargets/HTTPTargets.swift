@@ -1,5 +1,5 @@
 import HTTPTypes
-@_spi(Fuzzing) import SignetHTTP
+import SignetHTTP
 import SignetCore
 
 /// RFC 9421 and RFC 9530 fields as the verifier reads them, and the signature base it builds.

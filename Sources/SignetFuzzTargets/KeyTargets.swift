@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import SignetCore
+import SignetCore
 
 /// Key decoding: the auto-detecting ``KeyDecoder`` and each format's decoder on its own.
 ///

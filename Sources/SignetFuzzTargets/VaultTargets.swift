@@ -1,6 +1,6 @@
 import Foundation
 import SignetCore
-@_spi(Fuzzing) import SignetVault
+import SignetVault
 
 /// What a vault decodes from its file: item rows, the recorded scrypt parameters, and
 /// `vault:SERVICE/ACCOUNT` key references.

@@ -3,18 +3,18 @@ import RawStructuredFieldValues
 
 /// Entry points for the libFuzzer targets (`SignetFuzzTargets`) into what the verifier reads
 /// from a message before any key is involved: the `Signature-Input` and `Signature` fields.
-/// Not API: `@_spi(Fuzzing)`, for the fuzz targets and their replay tests only.
-@_spi(Fuzzing) public enum HTTPFuzzing {
+/// Not API: `package`, for the fuzz targets and their replay tests only.
+package enum HTTPFuzzing {
     /// One labelled signature as the verifier reads it.
-    public struct ParsedSignature: Sendable {
-        public let label: String
-        public let input: Result<SignatureInput, HTTPSignatureError>
-        public let signature: Result<[UInt8], HTTPSignatureError>
+    package struct ParsedSignature: Sendable {
+        package let label: String
+        package let input: Result<SignatureInput, HTTPSignatureError>
+        package let signature: Result<[UInt8], HTTPSignatureError>
     }
 
     /// Reads the `Signature-Input` and `Signature` fields of `fields` as
     /// ``HTTPMessageVerifier`` does, with `policy`'s size limits.
-    public static func signatures(in fields: HTTPFields, policy: HTTPSignaturePolicy = .default) throws(HTTPSignatureError) -> [ParsedSignature] {
+    package static func signatures(in fields: HTTPFields, policy: HTTPSignaturePolicy = .default) throws(HTTPSignatureError) -> [ParsedSignature] {
         let parsed = try SignatureFields(fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures)
         return parsed.entries.map { entry in
             ParsedSignature(
@@ -28,7 +28,7 @@ import RawStructuredFieldValues
     /// reader disagree about `fields`: the scanner may decline anything, but what it accepts the
     /// general reader must read to the same labels, components, parameters, `@signature-params`
     /// serialisation and signature bytes. Nil when they agree.
-    public static func scannerDisagreement(_ fields: HTTPFields, policy: HTTPSignaturePolicy = .default) -> String? {
+    package static func scannerDisagreement(_ fields: HTTPFields, policy: HTTPSignaturePolicy = .default) -> String? {
         guard let scanned = SignatureFields.scanned(fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures) else {
             return nil
         }
@@ -56,14 +56,14 @@ import RawStructuredFieldValues
 
     /// The labels of the `Signature-Input` field of `fields` (none when it does not parse),
     /// as the signer reads them.
-    public static func labels(in fields: HTTPFields) -> Set<String> {
+    package static func labels(in fields: HTTPFields) -> Set<String> {
         SignatureFields.labels(in: fields, maximumSignatures: .max, maximumFieldBytes: .max)
     }
 
     /// Where Signet's structured-dictionary parser and swift-http-structured-headers' parser
     /// disagree about `bytes` (which one accepts, or the members they return); nil when they
     /// agree, as they must.
-    public static func dictionaryParserDisagreement(_ bytes: [UInt8]) -> String? {
+    package static func dictionaryParserDisagreement(_ bytes: [UInt8]) -> String? {
         let ours = try? StructuredDictionaryParser.parse(bytes)
         var parser = StructuredFieldValueParser(bytes)
         let library = try? parser.parseDictionaryFieldValue()

@@ -25,8 +25,8 @@ public struct HTTPMessageSigner: Sendable {
     public var includeNonce = true
     /// Adds `alg`. Default: on.
     public var includeAlgorithm = true
-    /// Adds `expires` this many seconds after `created`.
-    public var expiresAfter: Int64?
+    /// Adds `expires` this long after `created` (whole seconds: a fraction is dropped).
+    public var expiresAfter: Duration?
     /// An application `tag`.
     public var tag: String?
     /// Where `created` comes from.
@@ -93,7 +93,7 @@ public struct HTTPMessageSigner: Sendable {
         }
         let created = Int64(clock().timeIntervalSince1970.rounded(.down))
         let parameters = SignatureParameters(
-            created: created, expires: expiresAfter.map { created + $0 },
+            created: created, expires: expiresAfter.map { created + $0.wholeSeconds },
             nonce: includeNonce ? Base64.encodeURL(RandomBytes.make(16)) : nil,
             algorithm: includeAlgorithm ? key.algorithm.rawValue : nil, keyID: keyID, tag: tag)
         let input = try SignatureInput(components: components ?? defaults, parameters: parameters)

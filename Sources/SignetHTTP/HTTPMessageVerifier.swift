@@ -158,10 +158,10 @@ public struct HTTPMessageVerifier: Sendable {
             throw .componentNotCovered("content-digest")
         }
         if let created = parameters.created {
-            if created > now + policy.clockSkew { throw .createdInFuture(created: created, now: now, skew: policy.clockSkew) }
-            if now - created > policy.maximumAge { throw .tooOld(created: created, now: now, maxAge: policy.maximumAge) }
+            if created > now + policy.clockSkew.wholeSeconds { throw .createdInFuture(created: created, now: now, skew: policy.clockSkew.wholeSeconds) }
+            if now - created > policy.maximumAge.wholeSeconds { throw .tooOld(created: created, now: now, maxAge: policy.maximumAge.wholeSeconds) }
         }
-        if let expires = parameters.expires, now - policy.clockSkew > expires { throw .expired(expires: expires, now: now) }
+        if let expires = parameters.expires, now - policy.clockSkew.wholeSeconds > expires { throw .expired(expires: expires, now: now) }
 
         guard let keyID = parameters.keyID else { throw .missingParameter("keyid") }
         let found: HTTPVerificationKey?
@@ -197,7 +197,7 @@ public struct HTTPMessageVerifier: Sendable {
     /// `created` + maximum age and `expires` + clock skew, whichever comes first; nil when the
     /// signature has neither, and so never ages out.
     static func acceptableUntil(_ parameters: SignatureParameters, policy: HTTPSignaturePolicy) -> Int64? {
-        switch (parameters.created.map { $0 + policy.maximumAge }, parameters.expires.map { $0 + policy.clockSkew }) {
+        switch (parameters.created.map { $0 + policy.maximumAge.wholeSeconds }, parameters.expires.map { $0 + policy.clockSkew.wholeSeconds }) {
         case (let created?, let expires?): return min(created, expires)
         case (let bound?, nil), (nil, let bound?): return bound
         case (nil, nil): return nil

@@ -79,7 +79,7 @@ extension HTTPSignatureError: SignetError {
         }
     }
 
-    /// The kind of failure, which decides the CLI's exit code (DESIGN.md §4).
+    /// The kind of failure, which decides the CLI's exit code.
     public var category: FailureCategory {
         switch self {
         case .malformedField, .tooLarge: return .malformedInput

@@ -24,11 +24,12 @@ public struct HTTPSignaturePolicy: Sendable {
     public var requireNonce: Bool?
     /// If set, the `tag` parameter must equal it (RFC 9421 §2.3 application tags).
     public var requiredTag: String?
-    /// How old `created` may be, in seconds. Default: 300.
-    public var maximumAge: Int64 = 300
-    /// How far clocks may differ, in seconds: `created` may lie this far in the future and
-    /// `expires` this far in the past. Default: 300.
-    public var clockSkew: Int64 = 300
+    /// How old `created` may be. Default: 300 seconds. Signatures carry whole seconds, and so
+    /// does this: a fraction of a second is dropped.
+    public var maximumAge: Duration = .seconds(300)
+    /// How far clocks may differ: `created` may lie this far in the future and `expires` this
+    /// far in the past. Default: 300 seconds (whole seconds, as ``maximumAge``).
+    public var clockSkew: Duration = .seconds(300)
     /// The longest `nonce`, in bytes: a replay cache stores each one (Signet's signer makes 22).
     /// Default: 128.
     public var maximumNonceBytes = 128

@@ -41,8 +41,9 @@ public struct LegacyHMACProfile: Sendable {
     public var timestampField = HTTPField.Name("X-Timestamp")!
     /// The field carrying the base64 MAC. Default `Signature`.
     public var signatureField = HTTPField.Name.signature
-    /// How far the timestamp may lie from now, either way, in seconds. Default 300.
-    public var window: Int64 = 300
+    /// How far the timestamp may lie from now, either way. Default: 300 seconds (whole
+    /// seconds: a fraction is dropped).
+    public var window: Duration = .seconds(300)
     /// The current time.
     public var clock: @Sendable () -> Date = Date.init
 
@@ -80,6 +81,7 @@ public struct LegacyHMACProfile: Sendable {
             throw .malformedField(field: timestampField.rawName, detail: "must be Unix seconds in canonical decimal")
         }
         let now = Int64(clock().timeIntervalSince1970.rounded(.down))
+        let window = self.window.wholeSeconds
         if timestamp > now + window { throw .createdInFuture(created: timestamp, now: now, skew: window) }
         if now - timestamp > window { throw .tooOld(created: timestamp, now: now, maxAge: window) }
         guard let sent = request.headerFields[signatureField] else { throw .missingSignature(detail: "no \(signatureField.rawName) field") }

@@ -63,7 +63,7 @@ public enum PKCS11Error: SignetError, Equatable {
         "\"" + PrintableText.escaped(label, limit: 64, marksCut: true) + "\""
     }
 
-    /// The kind of failure, which decides the CLI's exit code (DESIGN.md §4).
+    /// The kind of failure, which decides the CLI's exit code.
     public var category: FailureCategory {
         switch self {
         case .wrongPIN: return .checkFailed

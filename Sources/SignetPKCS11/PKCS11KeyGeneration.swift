@@ -47,7 +47,7 @@ extension PKCS11Module {
                     slot: slot, label: label, id: id, keyType: keyType, privateHandle: privateHandle, publicHandle: publicHandle,
                     always: false, session: session, policy: policy)
                 guard id.isEmpty else { return described }
-                // No id asked for: the key's own, as OpenSC gives it (DESIGN.md §2), set on both halves.
+                // No id asked for: the key's own (a SHA-1, as OpenSC derives it; docs/pkcs11.md), set on both halves.
                 let intrinsic = Self.intrinsicID(of: try described.requirePublicKey())
                 try setID(intrinsic, on: [publicHandle, privateHandle], session: session)
                 described = try describe(

@@ -1,8 +1,11 @@
+import Foundation
+import SignetCore
+
 /// Gravatar avatar URLs (https://docs.gravatar.com/api/avatars/images/).
-public enum Gravatar {
+package enum Gravatar {
     /// The hash that identifies an address. Gravatar documents SHA-256 today; MD5 is the
     /// legacy form that older clients still send.
-    public enum Hash: Sendable {
+    package enum Hash: Sendable {
         /// SHA-256, the hash Gravatar documents today; the default.
         case sha256
         /// Legacy; MD5 is broken and only kept for old integrations.
@@ -10,7 +13,7 @@ public enum Gravatar {
     }
 
     /// The hash of an e-mail address as Gravatar computes it: trimmed, lower-cased, hex.
-    public static func hash(email: String, using hash: Hash = .sha256) -> String {
+    package static func hash(email: String, using hash: Hash = .sha256) -> String {
         let normalized = Array(email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().utf8)
         return (hash == .sha256 ? DigestAlgorithm.sha256 : .md5).hash(normalized).hex
     }
@@ -19,7 +22,7 @@ public enum Gravatar {
     /// - Parameters:
     ///   - size: the edge in pixels (1…2048); nil leaves Gravatar's default (80).
     ///   - fallback: what to show when there is no avatar (`identicon`, `mp`, `404`, …).
-    public static func url(email: String, size: Int? = nil, fallback: String? = nil, using hash: Hash = .sha256) throws(SignetCoreError) -> String {
+    package static func url(email: String, size: Int? = nil, fallback: String? = nil, using hash: Hash = .sha256) throws(SignetCoreError) -> String {
         var url = "https://gravatar.com/avatar/" + Self.hash(email: email, using: hash)
         var query: [String] = []
         if let size {
@@ -34,5 +37,3 @@ public enum Gravatar {
         return url
     }
 }
-
-import Foundation

@@ -9,9 +9,9 @@ import SignetX509
 /// the proxies a server trusts to name the client (``ServerConfiguration/trustedProxies``).
 public struct IPAddressRange: Sendable, Hashable, CustomStringConvertible {
     /// The network's address bytes (4 or 16), host bits cleared.
-    public let network: [UInt8]
+    package let network: [UInt8]
     /// The prefix length in bits.
-    public let prefixLength: Int
+    package let prefixLength: Int
 
     /// Parses `10.0.0.0/8`, `192.0.2.7`, `2001:db8::/32` or `::1`; the host bits must be zero.
     public init(_ text: String) throws(ServerError) {
@@ -35,7 +35,7 @@ public struct IPAddressRange: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `address` (textual, as a peer or a proxy header gives it) lies in the block; an
     /// IPv4-mapped IPv6 address (`::ffff:192.0.2.7`) counts as the IPv4 address.
-    public func contains(_ address: String) -> Bool {
+    package func contains(_ address: String) -> Bool {
         guard let bytes = Self.bytes(of: address) else { return false }
         return contains(bytes)
     }

@@ -101,27 +101,36 @@ struct ResourcePublisher: Sendable {
         guard mkdir(folder, 0o700) == 0 else { throw .unavailable(detail: "\(folder): \(String(cString: strerror(errno)))") }
         let input: TarFile
         do { input = try TarFile(path: tar) } catch { throw .unavailable(detail: "\(tar): \(error)") }
-        return try TarReader(limits: limits).read(input) { (entry, data) throws(ServerError) in
-            let components = entry.path.split(separator: "/").map(String.init)
-            var parent = folder
-            for component in components.dropLast() {
-                parent += "/" + component
-                if mkdir(parent, 0o700) != 0, errno != EEXIST {
-                    throw .unprocessable(field: "the tar", detail: "\(entry.path): a file and a folder of the same name")
+        do {
+            return try TarReader(limits: limits).read(input) { (entry, data) throws in
+                let components = entry.path.split(separator: "/").map(String.init)
+                var parent = folder
+                for component in components.dropLast() {
+                    parent += "/" + component
+                    if mkdir(parent, 0o700) != 0, errno != EEXIST {
+                        throw ServerError.unprocessable(field: "the tar", detail: "\(entry.path): a file and a folder of the same name")
+                    }
+                }
+                let fd = open(folder + "/" + entry.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                guard fd >= 0 else {
+                    throw ServerError.unprocessable(field: "the tar", detail: "\(entry.path): listed twice, or a file and a folder of the same name")
+                }
+                defer { close(fd) }
+                var remaining = entry.size
+                while remaining > 0 {
+                    let bytes = try data(1 << 20)
+                    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    guard written == bytes.count else { throw ServerError.unavailable(detail: "\(folder): \(String(cString: strerror(errno)))") }
+                    remaining -= Int64(bytes.count)
                 }
             }
-            let fd = open(folder + "/" + entry.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                throw .unprocessable(field: "the tar", detail: "\(entry.path): listed twice, or a file and a folder of the same name")
-            }
-            defer { close(fd) }
-            var remaining = entry.size
-            while remaining > 0 {
-                let bytes = try data(1 << 20)
-                let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                guard written == bytes.count else { throw .unavailable(detail: "\(folder): \(String(cString: strerror(errno)))") }
-                remaining -= Int64(bytes.count)
-            }
+        } catch let error as ServerError {
+            throw error
+        } catch let error as BundleError {
+            guard case .malformed(let source, let detail) = error else { throw .unprocessable(field: "the tar", detail: error.description) }
+            throw .unprocessable(field: source, detail: detail)
+        } catch {
+            throw .unavailable(detail: "\(tar): \(error)")
         }
     }
 }

@@ -2,7 +2,7 @@ import X509
 
 /// The names a server answers to, so that a request signed for another server — another
 /// deployment of the same app, or `https://evil.example` relayed here — is refused before its
-/// signature is even checked (DESIGN.md §2: a signature binds the server's own authority).
+/// signature is even checked (a signature binds the server's own authority).
 ///
 /// Behind a proxy the server is told its public authority (``ServerConfiguration/publicAuthority``)
 /// and verifies every signature against it, whatever `Host` says, so no list is needed. Otherwise

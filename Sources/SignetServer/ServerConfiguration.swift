@@ -38,7 +38,7 @@ public struct ServerConfiguration: Sendable {
     /// temporary folder when nil).
     public var workFolder: String?
 
-    /// How passwords are hashed (scrypt, DESIGN.md §3); a stored hash weaker than this is
+    /// How passwords are hashed (scrypt, stored as a PHC string); a stored hash weaker than this is
     /// replaced at the next sign-in.
     public var passwordHasher = PasswordHasher()
     /// The shortest and longest password accepted, in characters.
@@ -47,8 +47,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumDisplayNameLength = 100
     /// The longest display name, in bytes of UTF-8 (a few characters can carry kilobytes of combining marks).
     public var maximumDisplayNameBytes = 400
-    /// How long a session lasts, in seconds (30 days).
-    public var sessionLifetime: Int64 = 30 * 24 * 3600
+    /// How long a session lasts (30 days; whole seconds).
+    public var sessionLifetime: Duration = .seconds(30 * 24 * 3600)
 
     /// What a connection or request may cost before it has proved anything (docs/server.md "Limits").
     public var limits = ServerLimits()
@@ -76,8 +76,8 @@ public struct ServerConfiguration: Sendable {
     /// Registrations allowed per client address, and from everyone together, in one window.
     public var registrationsPerAddress = 10
     public var registrationsPerWindow = 1000
-    /// The rate-limit window, in seconds (15 minutes).
-    public var rateLimitWindow: Int64 = 15 * 60
+    /// The rate-limit window (15 minutes; whole seconds).
+    public var rateLimitWindow: Duration = .seconds(15 * 60)
 
     /// The defaults.
     public init() {}

@@ -6,7 +6,7 @@ extension ServerDataFolder {
     /// the vault or the certificate), or that belongs to another user than the server's (nor
     /// root), as ssh refuses such a home folder. A folder that does not exist yet passes: it is
     /// made 0700.
-    public func checkAccess() throws(ServerError) {
+    package func checkAccess() throws(ServerError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return }
@@ -39,7 +39,7 @@ extension ServerDataFolder {
     /// readable by others is closed at start. Uploads' folders inside `work/` are the server's
     /// own making (0700) and are not walked; a vault key file kept elsewhere (often on storage
     /// the server may not change) is left as it is.
-    public func restrictAccess() throws(ServerError) {
+    package func restrictAccess() throws(ServerError) {
         try FileAccess.restrict(path)
         let names: [String]
         do {

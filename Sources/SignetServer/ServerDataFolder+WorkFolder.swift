@@ -4,7 +4,7 @@ import Foundation
 /// `DIR/work/`, and what interrupted publishes left there removed at the next start.
 extension ServerDataFolder {
     /// The folder holding every server's work folder.
-    public var workPath: String { path + "/work" }
+    package var workPath: String { path + "/work" }
 
     /// The prefix of a server's work folder: `node-PID-XXXXXX` (the process id is for people
     /// reading the folder; the lock decides).

@@ -34,18 +34,18 @@ public struct ServerDataFolder: Sendable {
     /// The folder.
     public let path: String
     /// The vault's key file; by default inside the folder.
-    public let vaultKeyFile: String
+    package let vaultKeyFile: String
 
     /// The vault item names of the server's keys.
-    public static let vaultService = "signet-server"
-    public static let responseKeyAccount = "response-signing"
-    public static let tlsKeyAccount = "tls"
+    package static let vaultService = "signet-server"
+    package static let responseKeyAccount = "response-signing"
+    package static let tlsKeyAccount = "tls"
     /// A second TLS key, not in use: its pin is the backup every client pins too (RFC 7469
     /// §4.3), so the server can move to it without locking clients out.
-    public static let tlsBackupKeyAccount = "tls-backup"
+    package static let tlsBackupKeyAccount = "tls-backup"
     /// The 256-bit key that seals HMAC app secrets in the database (``ServerStore``): nodes
     /// sharing a database share it by sharing the folder.
-    public static let appSecretKeyAccount = "app-secret-key"
+    package static let appSecretKeyAccount = "app-secret-key"
 
     public init(path: String, vaultKeyFile: String? = nil) {
         self.path = path
@@ -53,8 +53,8 @@ public struct ServerDataFolder: Sendable {
     }
 
     public var databasePath: String { path + "/signet.sqlite" }
-    public var vaultPath: String { path + "/server.vault" }
-    public var certificatePath: String { path + "/tls-certificate.pem" }
+    package var vaultPath: String { path + "/server.vault" }
+    package var certificatePath: String { path + "/tls-certificate.pem" }
     /// The response-signing key's public half, for clients that check responses.
     public var responseKeyPath: String { path + "/response-key.pem" }
     /// The trust root resources are verified against, for apps to ship with.
@@ -76,13 +76,13 @@ public struct ServerDataFolder: Sendable {
         public var tlsKey: PrivateKey
         public var certificate: Certificate
         /// The backup TLS key's public half.
-        public var backupTLSKey: PublicKey
+        package var backupTLSKey: PublicKey
         /// The pin clients give: the fingerprint of the certificate's key.
         public var pin: KeyFingerprint { tlsKey.publicKey.fingerprint }
         /// The pin of the backup key, which clients give as well.
         public var backupPin: KeyFingerprint { backupTLSKey.fingerprint }
         /// Whether this start created the keys and certificate.
-        public var created: Bool
+        package var created: Bool
         /// The key that seals HMAC app secrets in the database (``ServerStore/init(database:appSecretKey:clock:)``).
         public var appSecretKey: SymmetricKey
     }
@@ -122,9 +122,9 @@ public struct ServerDataFolder: Sendable {
         let credentials = VaultCredentials(keyFile: keyFile)
         let vault: Vault
         if AtomicFile.exists(vaultPath) {
-            vault = try Vault(path: vaultPath, credentials: credentials)
+            vault = try await Vault.open(path: vaultPath, credentials: credentials)
         } else {
-            vault = try Vault.create(at: vaultPath, credentials: credentials, kdf: VaultKDFParameters(logN: 14))
+            vault = try await Vault.create(at: vaultPath, credentials: credentials, kdf: VaultKDFParameters(logN: 14))
             created = true
         }
         let responseKey = try await key(in: vault, account: Self.responseKeyAccount, type: .ed25519)

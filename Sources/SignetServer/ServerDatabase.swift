@@ -62,7 +62,7 @@ public final class ServerDatabase: Sendable {
     }
 
     /// How hard a commit waits for the disk.
-    public enum Durability: Sendable {
+    package enum Durability: Sendable {
         /// The commit is on stable storage when it returns (users, sessions, apps).
         case full
         /// The commit survives the process being killed but may be lost, whole, with the
@@ -120,14 +120,14 @@ public final class ServerDatabase: Sendable {
     }
 
     /// Whether the database is SQLite (where a write transaction is `BEGIN IMMEDIATE`).
-    public var isSQLite: Bool {
+    package var isSQLite: Bool {
         if case .sqlite = location { return true }
         return false
     }
 
     /// Runs `body` on one pooled connection. A database failure becomes
     /// ``ServerError/unavailable(detail:)``; a ``ServerError`` thrown by `body` passes as is.
-    public func withConnection<T: Sendable>(
+    package func withConnection<T: Sendable>(
         durability: Durability = .full, _ body: @Sendable (any SQLDatabase) async throws -> T
     ) async throws(ServerError) -> T {
         let observer = connectionWaitObserver.withLock { $0 }
@@ -161,7 +161,7 @@ public final class ServerDatabase: Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     /// On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`), so two
     /// writers queue instead of failing on a lock upgrade.
-    public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws(ServerError) -> T {
+    package func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws(ServerError) -> T {
         let begin = isSQLite ? "BEGIN IMMEDIATE" : "BEGIN"
         return try await withConnection { database in
             try await database.raw(SQLQueryString(begin)).run()

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What any connection or request may cost before it has proved anything: the server's
-/// envelope (DESIGN.md §2, docs/server.md "Limits"). Every limit is enforced where the bytes
-/// are first seen, and every default is one an operator never needs to touch.
+/// envelope (docs/server.md "Limits"). Every limit is enforced where the bytes are first seen,
+/// and every default is one an operator never needs to touch.
 public struct ServerLimits: Sendable, Equatable {
     /// The largest request head (request line and header fields together), in bytes; a larger
     /// one is refused with 431 and the connection closed.

@@ -5,7 +5,7 @@ import NIOCore
 
 /// Reads a request's JSON body (``decode(_:bytes:)`` is the part after reading, for fuzzing): `application/json` only (415), within the size limit (413),
 /// valid UTF-8 JSON (400), of the endpoint's shape (422 naming the field).
-public enum ServerRequestBody {
+package enum ServerRequestBody {
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws(ServerError) -> T {
         let contentType = request.headers[.contentType] ?? ""
         let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
@@ -20,7 +20,7 @@ public enum ServerRequestBody {
     }
 
     /// Decodes a body already read: valid UTF-8 JSON (400) of the endpoint's shape (422).
-    public static func decode<T: Decodable>(_ type: T.Type, bytes: Data) throws(ServerError) -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, bytes: Data) throws(ServerError) -> T {
         guard String(validating: bytes, as: UTF8.self) != nil else { throw .badRequest(detail: "the body is not valid UTF-8") }
         do {
             return try JSONDecoder().decode(T.self, from: bytes)

@@ -43,7 +43,7 @@ extension ServerRoutes {
     /// that has not failed there, the owner's, still gets its attempts.
     func countSignIn(email: String, from address: String) async throws(ServerError) -> SignInAttempt {
         let address = ClientAddress.budgetKey(address)
-        let window = configuration.rateLimitWindow
+        let window = configuration.rateLimitWindow.wholeSeconds
         let attempt = SignInAttempt(
             store: store, pairBucket: "pair:" + address + " " + email, addressBucket: "address:" + address,
             accountBucket: "account:" + email, successBucket: "signed-in:" + email, window: window)
@@ -80,7 +80,7 @@ extension ServerRoutes {
 
     /// Counts a registration from `address` and from everyone; 429 past either limit.
     func countRegistration(from address: String) async throws(ServerError) {
-        let window = configuration.rateLimitWindow
+        let window = configuration.rateLimitWindow.wholeSeconds
         let addressBucket = "register:" + ClientAddress.budgetKey(address)
         if let wait = try await store.countAttempt(bucket: addressBucket, limit: configuration.registrationsPerAddress, window: window) {
             try await store.forgiveAttempt(bucket: addressBucket)

@@ -66,7 +66,7 @@ extension ServerRoutes {
             let now = store.now
             let session = SessionRecord(
                 tokenHash: SessionToken.hash(token), userID: user.id, app: app.name, createdAt: now,
-                expiresAt: now + configuration.sessionLifetime)
+                expiresAt: now + configuration.sessionLifetime.wholeSeconds)
             try await store.addSession(session, keepingAtMost: configuration.maximumSessionsPerAccount)
             // The oldest sessions past the limit may just have ended.
             sessions.forget(userID: user.id)

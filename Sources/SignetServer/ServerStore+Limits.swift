@@ -9,7 +9,7 @@ extension ServerStore {
     /// once, exactly one gets true. Committed with relaxed durability: a nonce survives a
     /// node's crash, and only a power loss of the database machine could forget the last
     /// ones (a replay window of those few requests, which their `created` still bounds).
-    public func insertNonce(_ nonce: String, keyID: String, until expiry: Int64) async throws(ServerError) -> Bool {
+    package func insertNonce(_ nonce: String, keyID: String, until expiry: Int64) async throws(ServerError) -> Bool {
         let now = self.now
         return try await database.withConnection(durability: .relaxed) { sql in
             try await sql.raw("""
@@ -25,7 +25,7 @@ extension ServerStore {
     /// returns the seconds to wait when that makes more than `limit` in the window (nil: go
     /// ahead). Counting before the slow password check means parallel attempts cannot all slip
     /// under the limit; a successful one is taken back with ``forgiveAttempt(bucket:)``.
-    public func countAttempt(bucket: String, limit: Int, window: Int64) async throws(ServerError) -> Int? {
+    package func countAttempt(bucket: String, limit: Int, window: Int64) async throws(ServerError) -> Int? {
         let now = self.now
         let stale = now - window
         let (start, attempts) = try await database.withConnection(durability: .relaxed) { sql in
@@ -44,7 +44,7 @@ extension ServerStore {
     }
 
     /// The attempts counted in `bucket`'s current window of `window` seconds (0 when none or expired).
-    public func attempts(bucket: String, window: Int64) async throws(ServerError) -> Int {
+    package func attempts(bucket: String, window: Int64) async throws(ServerError) -> Int {
         let stale = now - window
         return try await database.withConnection(durability: .relaxed) { sql in
             let row = try await sql.raw("""
@@ -55,14 +55,14 @@ extension ServerStore {
     }
 
     /// Takes back one counted attempt (it succeeded, or it was refused before being tried).
-    public func forgiveAttempt(bucket: String) async throws(ServerError) {
+    package func forgiveAttempt(bucket: String) async throws(ServerError) {
         try await database.withConnection(durability: .relaxed) { sql in
             try await sql.raw("UPDATE rate_limits SET failures = failures - 1 WHERE bucket = \(bind: bucket) AND failures > 0").run()
         }
     }
 
     /// Forgets `bucket`'s failures (a successful sign-in clears its account's count).
-    public func clearFailures(bucket: String) async throws(ServerError) {
+    package func clearFailures(bucket: String) async throws(ServerError) {
         try await database.withConnection(durability: .relaxed) { sql in
             try await sql.raw("DELETE FROM rate_limits WHERE bucket = \(bind: bucket)").run()
         }

@@ -35,7 +35,7 @@ extension ServerStore {
 
     /// The key under `keyID` and, for an HMAC app, its secret (opened with the store's
     /// app-secret key); nil when none is enrolled.
-    public func principal(keyID: String) async throws(ServerError) -> (Principal, SecretBytes?)? {
+    package func principal(keyID: String) async throws(ServerError) -> (Principal, SecretBytes?)? {
         let found = try await database.withConnection { sql -> (Principal, String?)? in
             guard let row = try await sql.raw("""
                 SELECT key_id, role, name, algorithm, public_key, secret, created_at, revoked_at FROM principals
@@ -50,7 +50,7 @@ extension ServerStore {
 
     /// Revokes the principal `name` of `role`; ``ServerError/notFound(what:)`` when there is
     /// none. Revoking twice keeps the first time.
-    public func revokePrincipal(role: Principal.Role, name: String) async throws(ServerError) {
+    package func revokePrincipal(role: Principal.Role, name: String) async throws(ServerError) {
         let now = self.now
         let found = try await database.withConnection { sql in
             try await sql.raw("""
@@ -64,7 +64,7 @@ extension ServerStore {
     /// Revokes the admin `name` unless it is the last unrevoked one
     /// (``ServerError/conflict(detail:)``): checked and done in one transaction, under a lock
     /// on PostgreSQL, so two admins revoking each other at once cannot leave none.
-    public func revokeAdmin(name: String) async throws(ServerError) {
+    package func revokeAdmin(name: String) async throws(ServerError) {
         let now = self.now
         let postgres = !database.isSQLite
         let outcome = try await database.transaction { sql -> Int in

@@ -8,10 +8,10 @@ import SignetCore
 extension ServerStore {
     /// Bundles are stored in rows of this many bytes, so that serving one (or a range of one)
     /// never holds more than a few chunks in memory.
-    public static let resourceChunkSize = 1 << 20
+    package static let resourceChunkSize = 1 << 20
 
     /// The newest version of `name`, nil when none is published.
-    public func latestResource(name: String) async throws(ServerError) -> ResourceRecord? {
+    package func latestResource(name: String) async throws(ServerError) -> ResourceRecord? {
         try await database.withConnection { sql in
             try await sql.raw("""
                 SELECT * FROM resources WHERE name = \(bind: name) ORDER BY version DESC LIMIT 1
@@ -20,7 +20,7 @@ extension ServerStore {
     }
 
     /// The version `version` of `name`, nil when it was never published.
-    public func resource(name: String, version: Int64) async throws(ServerError) -> ResourceRecord? {
+    package func resource(name: String, version: Int64) async throws(ServerError) -> ResourceRecord? {
         try await database.withConnection { sql in
             try await sql.raw("""
                 SELECT * FROM resources WHERE name = \(bind: name) AND version = \(bind: version)
@@ -29,7 +29,7 @@ extension ServerStore {
     }
 
     /// Every published version, by name and then version.
-    public func resources() async throws(ServerError) -> [ResourceRecord] {
+    package func resources() async throws(ServerError) -> [ResourceRecord] {
         try await database.withConnection { sql in
             try await sql.raw("SELECT * FROM resources ORDER BY name, version").all().map(Self.resource(from:))
         }
@@ -40,7 +40,7 @@ extension ServerStore {
     /// not at all, on every node. Refused with ``ServerError/conflict(detail:)`` unless it is
     /// newer than every stored version of the name. Returns the stored record.
     @discardableResult
-    public func publishResource(_ record: ResourceRecord, bundlePath path: String) async throws(ServerError) -> ResourceRecord {
+    package func publishResource(_ record: ResourceRecord, bundlePath path: String) async throws(ServerError) -> ResourceRecord {
         let postgres = !database.isSQLite
         return try await database.transaction { sql in
             if postgres {
@@ -92,7 +92,7 @@ extension ServerStore {
 
     /// `length` bytes of one stored chunk from `offset` (fewer at its end): a download reads
     /// this much at a time, so it never holds a whole chunk while a slow client drains it.
-    public func resourceSlice(name: String, version: Int64, chunk: Int64, offset: Int, length: Int) async throws(ServerError) -> ByteBuffer? {
+    package func resourceSlice(name: String, version: Int64, chunk: Int64, offset: Int, length: Int) async throws(ServerError) -> ByteBuffer? {
         try await database.withConnection { sql in
             // substr on a BLOB (SQLite) or bytea (PostgreSQL) counts bytes from 1 in both; PostgreSQL's
             // takes 32-bit integers.
@@ -104,7 +104,7 @@ extension ServerStore {
     }
 
     /// The chunks `chunks` of a stored version, in order.
-    public func resourceChunks(name: String, version: Int64, _ chunks: ClosedRange<Int64>) async throws(ServerError) -> [ByteBuffer] {
+    package func resourceChunks(name: String, version: Int64, _ chunks: ClosedRange<Int64>) async throws(ServerError) -> [ByteBuffer] {
         try await database.withConnection { sql in
             try await sql.raw("""
                 SELECT data FROM resource_chunks
@@ -126,7 +126,7 @@ extension ServerStore {
     // MARK: The trust root
 
     /// The stored trust roots newer than `version`, oldest first, as their file bytes.
-    public func trustRoots(after version: Int64 = 0) async throws(ServerError) -> [[UInt8]] {
+    package func trustRoots(after version: Int64 = 0) async throws(ServerError) -> [[UInt8]] {
         try await database.withConnection { sql in
             try await sql.raw("SELECT root FROM trust_roots WHERE version > \(bind: version) ORDER BY version")
                 .all().map { Array(try $0.text("root").utf8) }
@@ -134,7 +134,7 @@ extension ServerStore {
     }
 
     /// The newest trust root, nil before the first is stored.
-    public func currentTrustRoot() async throws(ServerError) -> TrustRoot? {
+    package func currentTrustRoot() async throws(ServerError) -> TrustRoot? {
         guard let text = try await database.withConnection({ sql in try await Self.newestTrustRootText(sql) }) else { return nil }
         return try Self.storedTrustRoot(text)
     }
@@ -181,7 +181,7 @@ extension ServerStore {
     /// Adds `next` as the next trust root: its version must follow the current one, and a
     /// threshold of the current root's keys must have signed it (checked again inside the
     /// transaction, so two rotations at once cannot both land).
-    public func rotateTrustRoot(to next: TrustRoot) async throws(ServerError) {
+    package func rotateTrustRoot(to next: TrustRoot) async throws(ServerError) {
         let text = String(decoding: next.fileBytes, as: UTF8.self)
         let now = self.now
         try await database.transaction { sql in

@@ -4,7 +4,7 @@ import SignetCore
 extension ServerStore {
     /// Adds a user; ``ServerError/conflict(detail:)`` when the e-mail is taken. One statement:
     /// after a crash the user is either fully there or not at all.
-    public func addUser(_ user: UserRecord) async throws(ServerError) {
+    package func addUser(_ user: UserRecord) async throws(ServerError) {
         let inserted = try await database.withConnection { sql in
             try await sql.raw("""
                 INSERT INTO users (id, email, display_name, password_hash, created_at, disabled_at)
@@ -17,14 +17,14 @@ extension ServerStore {
     }
 
     /// The user with the (normalised) e-mail address, or nil.
-    public func user(email: String) async throws(ServerError) -> UserRecord? {
+    package func user(email: String) async throws(ServerError) -> UserRecord? {
         try await database.withConnection { sql in
             try await sql.raw("SELECT * FROM users WHERE email = \(bind: email)").first().map(Self.user(from:))
         }
     }
 
     /// The user stored under the first of `emails` that has one, or nil.
-    public func user(anyOf emails: [String]) async throws(ServerError) -> UserRecord? {
+    package func user(anyOf emails: [String]) async throws(ServerError) -> UserRecord? {
         for email in emails {
             if let user = try await user(email: email) { return user }
         }
@@ -32,21 +32,21 @@ extension ServerStore {
     }
 
     /// The user with the id, or nil.
-    public func user(id: String) async throws(ServerError) -> UserRecord? {
+    package func user(id: String) async throws(ServerError) -> UserRecord? {
         try await database.withConnection { sql in
             try await sql.raw("SELECT * FROM users WHERE id = \(bind: id)").first().map(Self.user(from:))
         }
     }
 
     /// Every user, oldest first, at most `limit`.
-    public func users(limit: Int = 10_000) async throws(ServerError) -> [UserRecord] {
+    package func users(limit: Int = 10_000) async throws(ServerError) -> [UserRecord] {
         try await database.withConnection { sql in
             try await sql.raw("SELECT * FROM users ORDER BY created_at, email LIMIT \(bind: limit)").all().map(Self.user(from:))
         }
     }
 
     /// Replaces the password hash (a re-hash under a stronger policy).
-    public func updatePasswordHash(userID: String, to hash: String) async throws(ServerError) {
+    package func updatePasswordHash(userID: String, to hash: String) async throws(ServerError) {
         try await database.withConnection { sql in
             try await sql.raw("UPDATE users SET password_hash = \(bind: hash) WHERE id = \(bind: userID)").run()
         }
@@ -54,7 +54,7 @@ extension ServerStore {
 
     /// Disables the account and ends all its sessions, in one transaction;
     /// ``ServerError/notFound(what:)`` when there is no such user.
-    public func disableUser(email: String) async throws(ServerError) {
+    package func disableUser(email: String) async throws(ServerError) {
         let now = self.now
         let found = try await database.transaction { sql -> Bool in
             guard let row = try await sql.raw("""
@@ -77,13 +77,13 @@ extension ServerStore {
 
 extension ServerStore {
     /// Stores a session (its token's hash only).
-    public func addSession(_ session: SessionRecord) async throws(ServerError) {
+    package func addSession(_ session: SessionRecord) async throws(ServerError) {
         try await addSession(session, keepingAtMost: .max)
     }
 
     /// Adds a session and ends the user's oldest ones past `limit`, in one transaction: a flood
     /// of sign-ins cannot grow one account's sessions without bound.
-    public func addSession(_ session: SessionRecord, keepingAtMost limit: Int) async throws(ServerError) {
+    package func addSession(_ session: SessionRecord, keepingAtMost limit: Int) async throws(ServerError) {
         try await database.transaction { sql in
             try await sql.raw("""
                 INSERT INTO sessions (token_hash, user_id, app, created_at, expires_at)
@@ -103,7 +103,7 @@ extension ServerStore {
     }
 
     /// The unexpired session with the token hash and its user, or nil.
-    public func session(tokenHash: String) async throws(ServerError) -> (SessionRecord, UserRecord)? {
+    package func session(tokenHash: String) async throws(ServerError) -> (SessionRecord, UserRecord)? {
         let now = self.now
         return try await database.withConnection { sql in
             guard let row = try await sql.raw("""
@@ -121,7 +121,7 @@ extension ServerStore {
 
     /// Ends one session; false when there was none.
     @discardableResult
-    public func deleteSession(tokenHash: String) async throws(ServerError) -> Bool {
+    package func deleteSession(tokenHash: String) async throws(ServerError) -> Bool {
         try await database.withConnection { sql in
             try await sql.raw("DELETE FROM sessions WHERE token_hash = \(bind: tokenHash) RETURNING token_hash").first() != nil
         }
@@ -129,7 +129,7 @@ extension ServerStore {
 
     /// Ends every session of the user; returns how many there were.
     @discardableResult
-    public func deleteSessions(userID: String) async throws(ServerError) -> Int {
+    package func deleteSessions(userID: String) async throws(ServerError) -> Int {
         try await database.withConnection { sql in
             try await sql.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING token_hash").all().count
         }
@@ -138,7 +138,7 @@ extension ServerStore {
     /// Removes expired sessions and nonces, and rate-limit counters whose window of
     /// `rateLimitWindow` seconds has passed; returns how many rows went.
     @discardableResult
-    public func purgeExpired(rateLimitWindow: Int64) async throws(ServerError) -> Int {
+    package func purgeExpired(rateLimitWindow: Int64) async throws(ServerError) -> Int {
         let now = self.now
         return try await database.withConnection { sql in
             let sessions = try await sql.raw("DELETE FROM sessions WHERE expires_at <= \(bind: now) RETURNING token_hash").all().count

@@ -14,7 +14,7 @@ public struct ServerStore: Sendable {
     /// The pool.
     public let database: ServerDatabase
     /// The time used for stamps and expiries.
-    public let clock: @Sendable () -> Date
+    package let clock: @Sendable () -> Date
     /// Seals and opens HMAC app secrets; nil when the store was given no key (it then neither
     /// stores nor reads one).
     let appSecrets: AppSecretCipher?

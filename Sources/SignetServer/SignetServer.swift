@@ -117,7 +117,7 @@ public struct SignetServer: Sendable {
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.hostname, port: configuration.port), serverName: nil, backlog: 1024,
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
-            services: [ExpiryPurgeService(store: store, rateLimitWindow: configuration.rateLimitWindow, logger: logger)],
+            services: [ExpiryPurgeService(store: store, rateLimitWindow: configuration.rateLimitWindow.wholeSeconds, logger: logger)],
             onServerRunning: onServerRunning, logger: logger)
         if let replayCache = routes.localReplayCache, case .sqlite(let path) = store.database.location {
             application.beforeServerStarts { try await replayCache.prepare(path: path, logger: logger) }

@@ -26,12 +26,12 @@ public struct PinnedHTTPSClient: Sendable {
     /// How servers are trusted.
     public var trust: TLSTrustPolicy
     /// The longest a request may take, connection and handshake included.
-    public var timeout: TimeAmount
+    public var timeout: Duration
     /// The most response body bytes read.
     public var maximumResponseSize: Int
 
     /// A client with `trust`, a 30-second timeout and a 64 MiB response limit.
-    public init(trust: TLSTrustPolicy, timeout: TimeAmount = .seconds(30), maximumResponseSize: Int = 64 << 20) {
+    public init(trust: TLSTrustPolicy, timeout: Duration = .seconds(30), maximumResponseSize: Int = 64 << 20) {
         self.trust = trust
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize
@@ -71,6 +71,7 @@ public struct PinnedHTTPSClient: Sendable {
         let promise = loop.makePromise(of: HTTPSResponse.self)
         let limit = sink == nil ? maximumResponseSize : 1 << 20
         let trust = self.trust
+        let timeout = TimeAmount(self.timeout)
         let idleTimeout = sink == nil ? nil : timeout
         do {
             let channel = try await ClientBootstrap(group: loop)
@@ -266,7 +267,8 @@ final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler {
 public enum TLSProbe {
     /// The certificates `host:port` presents, leaf first. The handshake is always abandoned
     /// after they arrive, so no data is ever exchanged with an unverified server.
-    public static func presentedCertificates(host: String, port: Int, timeout: TimeAmount = .seconds(15)) async throws(X509Error) -> [Certificate] {
+    public static func presentedCertificates(host: String, port: Int, timeout: Duration = .seconds(15)) async throws(X509Error) -> [Certificate] {
+        let timeout = TimeAmount(timeout)
         let outcome = TLSVerificationOutcome()
         let name = "\(host):\(port)"
         do {

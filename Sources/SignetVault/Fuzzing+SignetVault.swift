@@ -4,26 +4,26 @@ import SignetCore
 
 /// Entry points for the libFuzzer targets (`SignetFuzzTargets`) into how a vault decodes what
 /// it reads back from its file: an `items` row, and the recorded scrypt parameters. Not API:
-/// `@_spi(Fuzzing)`, for the fuzz targets and their replay tests only.
-@_spi(Fuzzing) public enum VaultFuzzing {
+/// `package`, for the fuzz targets and their replay tests only.
+package enum VaultFuzzing {
     /// A fixed vault key: the fuzzer's details and secrets are sealed under it, bound to their
     /// row, so that they authenticate and their content is what gets decoded.
     private static let cipher = VaultCipher(key: SymmetricKey(data: [UInt8](repeating: 0x5A, count: 32)))
 
     /// The columns of one `items` row, as text and bytes; `created` and `modified` are stored
     /// as integers when they are decimal numbers, as (wrongly typed) text otherwise.
-    public struct Row: Sendable {
-        public var kind: String
-        public var service: String
-        public var account: String
-        public var created: String
-        public var modified: String
+    package struct Row: Sendable {
+        package var kind: String
+        package var service: String
+        package var account: String
+        package var created: String
+        package var modified: String
         /// The details' plaintext (JSON), sealed before the row is decoded.
-        public var details: [UInt8]
+        package var details: [UInt8]
         /// The secret's plaintext, sealed before the row is decoded.
-        public var secret: [UInt8]
+        package var secret: [UInt8]
 
-        public init(kind: String, service: String, account: String, created: String, modified: String, details: [UInt8], secret: [UInt8]) {
+        package init(kind: String, service: String, account: String, created: String, modified: String, details: [UInt8], secret: [UInt8]) {
             self.kind = kind
             self.service = service
             self.account = account
@@ -35,16 +35,16 @@ import SignetCore
     }
 
     /// What the vault makes of a row.
-    public struct Decoded: Sendable {
-        public let item: VaultItem
-        public let secret: [UInt8]
+    package struct Decoded: Sendable {
+        package let item: VaultItem
+        package let secret: [UInt8]
         /// Whether the secret still opened after one bit of its sealed form was flipped (it must not).
-        public let tamperedSecretOpened: Bool
+        package let tamperedSecretOpened: Bool
     }
 
     /// Seals the row's details and secret as the vault does, then decodes the row as
     /// `Vault.query` and `Vault.secret` do.
-    public static func decode(_ row: Row) throws(VaultError) -> Decoded {
+    package static func decode(_ row: Row) throws(VaultError) -> Decoded {
         let path = "fuzz vault"
         let kind = VaultItemKind(rawValue: row.kind) ?? .password
         let created = Int64(row.created), modified = Int64(row.modified)
@@ -70,12 +70,12 @@ import SignetCore
 
     /// The scrypt parameters recorded in a vault's key record (`scrypt$ln=17,r=8,p=1`); nil
     /// when the vault would refuse them.
-    public static func kdfParameters(recorded text: String) -> VaultKDFParameters? {
+    package static func kdfParameters(recorded text: String) -> VaultKDFParameters? {
         VaultKDFParameters(recorded: text)
     }
 
     /// The text a vault records for `parameters`.
-    public static func recorded(_ parameters: VaultKDFParameters) -> String {
+    package static func recorded(_ parameters: VaultKDFParameters) -> String {
         parameters.recorded
     }
 }

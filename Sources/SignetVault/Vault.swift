@@ -30,10 +30,17 @@ public actor Vault {
     private var header: VaultHeader
     /// The vault key's cipher while unlocked.
     private var cipher: VaultCipher?
+    private nonisolated let executor = VaultExecutor()
+
+    /// The vault's own serial queue: its SQLite calls and scrypt never block Swift's
+    /// cooperative threads.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     // MARK: Opening and creating
 
     /// Opens the vault at `path`, locked: it can be listed, but secrets need ``unlock(_:)``.
+    ///
+    /// Reads the file on the calling thread; from async code prefer ``open(path:)``.
     public init(path: String) throws(VaultError) {
         self.path = path
         database = try VaultDatabase(opening: path)
@@ -41,21 +48,54 @@ public actor Vault {
     }
 
     /// Opens the vault at `path` and unlocks it.
+    ///
+    /// Derives the key (scrypt) on the calling thread; from async code prefer
+    /// ``open(path:credentials:)``, which does not block a cooperative thread.
     public init(path: String, credentials: VaultCredentials) throws(VaultError) {
+        try self.init(path: path, credentials: credentials, busyTimeout: VaultDatabase.busyTimeout)
+    }
+
+    /// ``init(path:credentials:)`` waiting at most `busyTimeout` for another process's write lock.
+    package init(path: String, credentials: VaultCredentials, busyTimeout: Duration) throws(VaultError) {
         self.path = path
         database = try VaultDatabase(opening: path)
+        database.setBusyTimeout(busyTimeout)
         let header = try database.header()
         self.header = header
         cipher = try Self.unwrap(header: header, credentials: credentials, path: path)
     }
 
+    /// Opens the vault at `path`, locked, off the cooperative threads.
+    public static func open(path: String) async throws(VaultError) -> Vault {
+        try await VaultExecutor.run { () throws(VaultError) in try Vault(path: path) }
+    }
+
+    /// Opens the vault at `path` and unlocks it, reading the file and deriving the key off the
+    /// cooperative threads.
+    public static func open(path: String, credentials: VaultCredentials) async throws(VaultError) -> Vault {
+        try await VaultExecutor.run { () throws(VaultError) in try Vault(path: path, credentials: credentials) }
+    }
+
     /// Creates a new, empty vault at `path` (mode 0600) and returns it unlocked.
     ///
     /// Fails with ``VaultError/vaultExists(path:)``, leaving the file alone, when anything
-    /// exists at `path`.
+    /// exists at `path`. Derives the key (scrypt) on the calling thread; from async code
+    /// the `async` overload of this method does it off the cooperative threads.
     public static func create(
         at path: String, credentials: VaultCredentials, kdf: VaultKDFParameters = .default
     ) throws(VaultError) -> Vault {
+        try makeVault(at: path, credentials: credentials, kdf: kdf)
+    }
+
+    /// Creates a new, empty vault at `path` (mode 0600) off the cooperative threads and returns
+    /// it unlocked; fails with ``VaultError/vaultExists(path:)`` when anything exists at `path`.
+    public static func create(
+        at path: String, credentials: VaultCredentials, kdf: VaultKDFParameters = .default
+    ) async throws(VaultError) -> Vault {
+        try await VaultExecutor.run { () throws(VaultError) in try makeVault(at: path, credentials: credentials, kdf: kdf) }
+    }
+
+    private static func makeVault(at path: String, credentials: VaultCredentials, kdf: VaultKDFParameters) throws(VaultError) -> Vault {
         let header = try makeHeader(vaultKey: VaultCipher.newKey().withUnsafeBytes { SecretBytes($0) }, credentials: credentials, kdf: kdf)
         try VaultDatabase.create(at: path, header: header.header)
         return try Vault(path: path, credentials: credentials)

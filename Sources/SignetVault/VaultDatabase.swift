@@ -27,7 +27,7 @@ final class VaultDatabase {
     static let applicationID: Int64 = 0x5347_564C
     static let schemaVersion: Int64 = 1
     /// How long a writer waits for another process's transaction before giving up.
-    static let busyTimeoutMilliseconds: Int32 = 10_000
+    static let busyTimeout = Duration.seconds(10)
 
     static let schema = """
         CREATE TABLE vault(
@@ -100,7 +100,12 @@ final class VaultDatabase {
     static func harden(_ connection: SQLiteConnection) {
         sqlite3_limit(connection.rawHandle, SQLITE_LIMIT_LENGTH, 1 << 20)
         signet_sqlite3_set_defensive(connection.rawHandle)
-        sqlite3_busy_timeout(connection.rawHandle, busyTimeoutMilliseconds)
+        sqlite3_busy_timeout(connection.rawHandle, Int32(busyTimeout / .milliseconds(1)))
+    }
+
+    /// Waits at most `timeout` (whole milliseconds, at most 2³¹ − 1) for another process's lock.
+    func setBusyTimeout(_ timeout: Duration) {
+        sqlite3_busy_timeout(connection.rawHandle, Int32(min(max(timeout / .milliseconds(1), 0), Double(Int32.max))))
     }
 
     private init(path: String, connection: SQLiteConnection) throws(VaultError) {

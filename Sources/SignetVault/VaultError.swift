@@ -62,7 +62,7 @@ public enum VaultError: SignetError, Equatable {
         }
     }
 
-    /// The kind of failure, which decides the CLI's exit code (DESIGN.md §4).
+    /// The kind of failure, which decides the CLI's exit code.
     public var category: FailureCategory {
         switch self {
         case .itemNotFound, .duplicateItem, .locked, .wrongPassphrase, .vaultExists: return .checkFailed

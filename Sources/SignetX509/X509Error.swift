@@ -56,7 +56,7 @@ public enum X509Error: SignetError, Equatable {
         }
     }
 
-    /// The kind of failure, which decides the CLI's exit code (DESIGN.md §4): a TLS peer that
+    /// The kind of failure, which decides the CLI's exit code: a TLS peer that
     /// fails verification is a failed check, not an environment failure.
     public var category: FailureCategory {
         switch self {

@@ -28,7 +28,7 @@ struct Signet: AsyncParsableCommand {
 }
 
 /// The entry point: runs the command and turns every failure into a message on stderr and
-/// the exit code of DESIGN.md §4.
+/// an exit code: 1 a failed check, 2 usage, 3 malformed input, 4 environment (``ExitStatus``).
 @main
 enum SignetMain {
     static func main() async {

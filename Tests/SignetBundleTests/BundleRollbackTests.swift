@@ -54,7 +54,7 @@ struct BundleRollbackTests {
         try scratch.write("dest/readme.txt", Array("damaged\n".utf8))
         _ = try await extractor().extract(path: v1, to: scratch.file("dest"), state: state())
         #expect(try scratch.read("dest/readme.txt") == Array("one\n".utf8))
-        _ = try await BundleChecker(trust: trust).check(folder: scratch.file("dest"), state: state())
+        _ = try await BundleChecker(verifier: BundleVerifier(trust: trust)).check(folder: scratch.file("dest"), state: state())
     }
 
     @Test("the same version with other content is refused by verify and extract (state), and by extract over DEST with a fresh state")
@@ -98,8 +98,8 @@ struct BundleRollbackTests {
         #expect(try await BundleTest.thrownAsync { try await extractor(name: "app").extract(path: beta, to: scratch.file("d"), state: state()) } == expected)
         #expect(!FileManager.default.fileExists(atPath: scratch.file("d")))
         _ = try await extractor(name: "beta").extract(path: beta, to: scratch.file("d"), state: state())
-        #expect(try await BundleTest.thrownAsync { try await BundleChecker(trust: trust, expectedName: "app").check(folder: scratch.file("d")) } == expected)
-        _ = try await BundleChecker(trust: trust, expectedName: "beta").check(folder: scratch.file("d"))
+        #expect(try await BundleTest.thrownAsync { try await BundleChecker(verifier: BundleVerifier(trust: trust, expectedName: "app")).check(folder: scratch.file("d")) } == expected)
+        _ = try await BundleChecker(verifier: BundleVerifier(trust: trust, expectedName: "beta")).check(folder: scratch.file("d"))
     }
 
     @Test("check refuses an expired tree at rest (now or a given moment) and a tree rolled back against the state")
@@ -108,13 +108,13 @@ struct BundleRollbackTests {
         let v1 = try await bundle("v1.bundle", version: 1, text: "one\n", expires: expiry)
         let v2 = try await bundle("v2.bundle", version: 2, text: "two\n")
         _ = try await extractor().extract(path: v1, to: scratch.file("old"), state: state("s1"))
-        _ = try await BundleChecker(trust: trust, now: expiry).check(folder: scratch.file("old"))
+        _ = try await BundleChecker(verifier: BundleVerifier(trust: trust, now: expiry)).check(folder: scratch.file("old"))
         let later = expiry.addingTimeInterval(1)
-        let expired = try await BundleTest.thrownAsync { try await BundleChecker(trust: trust, now: later).check(folder: scratch.file("old")) }
+        let expired = try await BundleTest.thrownAsync { try await BundleChecker(verifier: BundleVerifier(trust: trust, now: later)).check(folder: scratch.file("old")) }
         #expect(expired == .expired(name: "app", expires: "2030-03-17T17:46:40Z", now: "2030-03-17T17:46:41Z"))
         // The state has moved on to version 2: the tree still holding version 1 is a rollback.
         _ = try await BundleVerifier(trust: trust).verify(path: v2, state: state("s1"))
-        let rolledBack = try await BundleTest.thrownAsync { try await BundleChecker(trust: trust, now: expiry).check(folder: scratch.file("old"), state: state("s1")) }
+        let rolledBack = try await BundleTest.thrownAsync { try await BundleChecker(verifier: BundleVerifier(trust: trust, now: expiry)).check(folder: scratch.file("old"), state: state("s1")) }
         #expect(rolledBack == .rollback(name: "app", version: 1, accepted: 2, floor: "already accepted (state folder \(scratch.file("s1")))"))
         #expect(try state("s1").acceptedVersion(of: "app") == 2, "check only reads the state")
     }
@@ -140,13 +140,13 @@ struct BundleRollbackTests {
         let manifestPath = scratch.file("dest/.signet/manifest.json")
 
         try await plant(manifest: Self.manifest([("readme.txt", 4, digest), ("readme.txt", 4, digest)]), in: "dest")
-        let twice = try await BundleTest.thrownAsync { try await BundleChecker(trust: trust).check(folder: scratch.file("dest")) }
+        let twice = try await BundleTest.thrownAsync { try await BundleChecker(verifier: BundleVerifier(trust: trust)).check(folder: scratch.file("dest")) }
         #expect(twice == .malformed(source: manifestPath, detail: "the manifest lists \"readme.txt\" twice"))
         #expect(twice.category == .malformedInput)
 
         try scratch.write("outside.txt", Array("one\n".utf8))
         try await plant(manifest: Self.manifest([("../outside.txt", 4, digest)]), in: "dest")
-        let escape = try await BundleTest.thrownAsync { try await BundleChecker(trust: trust).check(folder: scratch.file("dest")) }
+        let escape = try await BundleTest.thrownAsync { try await BundleChecker(verifier: BundleVerifier(trust: trust)).check(folder: scratch.file("dest")) }
         #expect(escape == .unsafeEntry(source: manifestPath, entry: "../outside.txt", detail: "\"..\" path component (it would write outside the destination)"))
 
         // A folder of DEST replaced by a link to outside: the file behind it is never read.
@@ -154,7 +154,7 @@ struct BundleRollbackTests {
         try scratch.write("elsewhere/c.txt", Array("one\n".utf8))
         try FileManager.default.createSymbolicLink(atPath: scratch.file("dest/sub"), withDestinationPath: scratch.file("elsewhere"))
         try await plant(manifest: Self.manifest([("readme.txt", 4, digest), ("sub/c.txt", 4, digest)]), in: "dest")
-        let linked = try await BundleTest.thrownAsync { try await BundleChecker(trust: trust).check(folder: scratch.file("dest")) }
+        let linked = try await BundleTest.thrownAsync { try await BundleChecker(verifier: BundleVerifier(trust: trust)).check(folder: scratch.file("dest")) }
         guard case .changedAtRest(_, let problems) = linked else { Issue.record("\(linked)"); return }
         #expect(problems == ["added: sub", "no longer inside a real folder: sub/c.txt (sub is not a folder)"])
     }

@@ -144,7 +144,7 @@ import Testing
         if let digest = ExtendedAttributes.get(ExtendedAttributes.fileDigest, of: scratch.file("dest/readme.txt")) {
             #expect(digest == DigestAlgorithm.sha256.hash(Array("hello\n".utf8)).hex)
         }
-        _ = try await BundleChecker(trust: trust).check(folder: scratch.file("dest"))
+        _ = try await BundleChecker(verifier: BundleVerifier(trust: trust)).check(folder: scratch.file("dest"))
 
         // Version 1 again, other content: refused, and nothing beside or in DEST changes.
         try scratch.write("src/readme.txt", Array("also version one\n".utf8))
@@ -171,7 +171,7 @@ import Testing
         try scratch.write("dest/readme.txt", Array("tampered\n".utf8))
         try scratch.write("dest/extra.txt", [1] as [UInt8])
         try FileManager.default.removeItem(atPath: scratch.file("dest/empty"))
-        let changed = try await BundleTest.thrownAsync { try await BundleChecker(trust: trust).check(folder: scratch.file("dest")) }
+        let changed = try await BundleTest.thrownAsync { try await BundleChecker(verifier: BundleVerifier(trust: trust)).check(folder: scratch.file("dest")) }
         guard case .changedAtRest(_, let problems) = changed else { Issue.record("\(changed)"); return }
         #expect(problems == ["added: extra.txt", "changed: readme.txt (9 bytes, was 12)", "missing: empty"])
     }

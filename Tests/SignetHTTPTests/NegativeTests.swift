@@ -152,8 +152,8 @@ struct NegativeTests {
         let fixture = try SigningFixture.make(.ed25519)
         let now = HTTPTestSupport.now
         var longAge = HTTPSignaturePolicy()
-        longAge.maximumAge = 3600
-        let expiring = try await Self.signed(fixture) { $0.expiresAfter = 10 }
+        longAge.maximumAge = .seconds(3600)
+        let expiring = try await Self.signed(fixture) { $0.expiresAfter = .seconds(10) }
         _ = try await Self.verifier(fixture, policy: longAge, at: now + 310).verify(expiring, body: Self.body)
         let expired = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, policy: longAge, at: now + 311).verify(expiring, body: Self.body) }
         #expect(expired == .expired(expires: now + 10, now: now + 311))
@@ -337,7 +337,7 @@ struct NegativeTests {
         let base64 = try RFC9421Keys.sharedSecretBase64()
         let hex = secret.bytes.map { String(format: "%02x", $0) }.joined()
         let fixture = SigningFixture(algorithm: .hmacSHA256, signingKey: .hmacSHA256(secret), verificationKey: .hmacSHA256(secret), publicKey: nil)
-        let signed = try await Self.signed(fixture) { $0.expiresAfter = 5 }
+        let signed = try await Self.signed(fixture) { $0.expiresAfter = .seconds(5) }
         let cache = InMemoryNonceCache(clock: fixedClock(HTTPTestSupport.now))
         _ = try await Self.verifier(fixture, nonceCache: cache).verify(signed, body: Self.body)
         var tampered = signed

@@ -210,7 +210,7 @@ struct SignVerifyTests {
     func expiresAndTag() async throws {
         let fixture = try SigningFixture.make(.ecdsaP256SHA256)
         var signer = Self.signer(fixture)
-        signer.expiresAfter = 60
+        signer.expiresAfter = .seconds(60)
         signer.tag = "orders-api"
         var request = HTTPTestSupport.sampleRequest()
         let input = try await signer.sign(&request)

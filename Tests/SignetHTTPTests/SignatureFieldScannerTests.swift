@@ -2,7 +2,7 @@ import HTTPTypes
 import SignetCore
 import SignetTestSupport
 import Testing
-@_spi(Fuzzing) @testable import SignetHTTP
+@testable import SignetHTTP
 
 /// The fast path for canonical `Signature-Input`/`Signature` fields must read exactly what the
 /// general reader reads, or decline: over what signers write, over every single-byte change of

@@ -79,7 +79,7 @@ import Testing
 
     @Test func theSessionLivesInTheVaultAndIsRestored() async throws {
         try await TestServer.with { server in
-            let vault = try Vault.create(
+            let vault = try await Vault.create(
                 at: server.folder.file("client.vault"), credentials: VaultCredentials(keyFile: SecretBytes(RandomBytes.make(32))),
                 kdf: VaultKDFParameters(logN: 10))
             let first = try Self.client(server, sessions: VaultSessionStore(vault: vault))

@@ -1,5 +1,6 @@
 import Foundation
 import SignetCore
+import SignetServer
 import Testing
 
 /// Expected hashes were computed with Python's hashlib.

@@ -26,8 +26,8 @@ import Testing
     @discardableResult
     static func read(
         _ bytes: [UInt8], limits: BundleLimits = BundleLimits(), chunk: Int = 1000, into files: inout [File]
-    ) throws(ServerError) -> [TarReader.Entry] {
-        try TarReader(limits: limits).read(TarBytes(bytes)) { (entry, data) throws(ServerError) in
+    ) throws -> [TarReader.Entry] {
+        try TarReader(limits: limits).read(TarBytes(bytes)) { (entry, data) throws in
             files.append(File(entry.path, []))
             var have = 0
             while Int64(have) < entry.size {
@@ -50,17 +50,17 @@ import Testing
         return files
     }
 
-    /// The detail of the `.unprocessable(field: "the tar", …)` refusal of `bytes`; `handed`
+    /// The detail of the `.malformed(source: "the tar", …)` refusal of `bytes`; `handed`
     /// (unless nil) is the files handed over before it.
     static func refusal(
         _ bytes: [UInt8], limits: BundleLimits = BundleLimits(), handed: [String]? = [], sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> String {
         var files: [File] = []
-        let error = try thrown(ServerError.self, sourceLocation: sourceLocation) { try Self.read(bytes, limits: limits, into: &files) }
+        let error = try thrown(BundleError.self, sourceLocation: sourceLocation) { try Self.read(bytes, limits: limits, into: &files) }
         if let handed { #expect(files.map(\.path) == handed, "files handed over before the refusal", sourceLocation: sourceLocation) }
-        #expect(error.status.code == 422, sourceLocation: sourceLocation)
-        guard case .unprocessable(let field, let detail) = error else {
-            Issue.record("not unprocessable: \(error)", sourceLocation: sourceLocation)
+        #expect(error.category == .malformedInput, sourceLocation: sourceLocation)
+        guard case .malformed(let field, let detail) = error else {
+            Issue.record("not malformed: \(error)", sourceLocation: sourceLocation)
             return ""
         }
         #expect(field == "the tar", sourceLocation: sourceLocation)
@@ -219,7 +219,7 @@ import Testing
 
     @Test func theDataFunctionGivesNoMoreThanTheEntry() throws {
         var given: [[UInt8]] = []
-        try TarReader().read(TarBytes(TarBuilder.archive(TarBuilder.file("a.txt", "hello")))) { (_, data) throws(ServerError) in
+        try TarReader().read(TarBytes(TarBuilder.archive(TarBuilder.file("a.txt", "hello")))) { (_, data) throws in
             given = try [data(100), data(1)]
         }
         #expect(given == [Array("hello".utf8), []])
@@ -227,16 +227,16 @@ import Testing
 
     @Test func aFileReadInPartIsRefused() throws {
         for count in [0, 3] {
-            let error = try thrown(ServerError.self) {
-                try TarReader().read(TarBytes(TarBuilder.archive(TarBuilder.file("a.txt", "hello")))) { (_, data) throws(ServerError) in
+            let error = try thrown(BundleError.self) {
+                try TarReader().read(TarBytes(TarBuilder.archive(TarBuilder.file("a.txt", "hello")))) { (_, data) throws in
                     if count > 0 { _ = try data(count) }
                 }
             }
-            #expect(error == .unprocessable(field: "the tar", detail: "a.txt: its data was not read whole"))
+            #expect(error == .malformed(source: "the tar", detail: "a.txt: its data was not read whole"))
         }
         let own = try thrown(ServerError.self) {
-            try TarReader().read(TarBytes(TarBuilder.archive(TarBuilder.file("a.txt", "hello")))) { (_, _) throws(ServerError) in
-                throw .conflict(detail: "the writer's own refusal")
+            try TarReader().read(TarBytes(TarBuilder.archive(TarBuilder.file("a.txt", "hello")))) { (_, _) throws in
+                throw ServerError.conflict(detail: "the writer's own refusal")
             }
         }
         #expect(own == .conflict(detail: "the writer's own refusal"), "the file function's error passes through unchanged")

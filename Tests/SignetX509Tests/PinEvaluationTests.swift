@@ -182,7 +182,7 @@ struct PinEvaluationTests {
         #expect(fromDER.fingerprint == KeyFingerprint(spkiDER: Array(key.publicKey.derRepresentation)))
         let fromCertificate = try ChainCertificate(certificate)
         #expect(fromCertificate.fingerprint == fromDER.fingerprint)
-        // One concept, one function (DESIGN.md §2): the pin `signet cert pin` prints is this one.
+        // One concept, one function (a pin is the key's fingerprint): the pin `signet cert pin` prints is this one.
         #expect(certificate.publicKey.fingerprint == fromDER.fingerprint, "Certificate.PublicKey.fingerprint must hash the DER SPKI, not the bare key bits")
 
         for junk: [UInt8] in [[], [0x30, 0x03, 0x02, 0x01, 0x01], Array(der.dropLast()), Array(repeating: 0x41, count: 64)] {

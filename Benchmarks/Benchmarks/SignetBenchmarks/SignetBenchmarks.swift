@@ -68,7 +68,7 @@ func httpBenchmarks() {
             return request
         }
         var policy = HTTPSignaturePolicy()
-        policy.maximumAge = Int64.max / 2
+        policy.maximumAge = .seconds(Int64.max / 2)
         let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys(["k1": verificationKey]), policy: policy)
         Benchmark("HTTP-verify-\(name)-1-KiB-body") { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try await verifier.verify(signed, body: body)) }

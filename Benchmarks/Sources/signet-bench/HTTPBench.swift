@@ -27,7 +27,7 @@ func httpServerBench(folder: String, count: Int) async throws {
     // all (three key types' worth) up front, as a server sized for its load would: a cache
     // that doubled in a run would stall that run's requests while it copied millions.
     var policy = HTTPSignaturePolicy()
-    policy.maximumAge = 3600
+    policy.maximumAge = .seconds(3600)
     let nonceCache = InMemoryNonceCache(capacity: 4 * count, reserving: 3 * count)
     let verifier = HTTPMessageVerifier(keys: keys, policy: policy, nonceCache: nonceCache)
     let router = Router(context: BasicAuthRequestContext<VerifiedHTTPSignature>.self)

@@ -19,7 +19,7 @@ func routeLoop(count: Int) async throws {
     let secret = SecretBytes(RandomBytes.make(32))
     // Signatures stay acceptable however long the run (the nonce cache still remembers them all).
     var policy = HTTPSignaturePolicy()
-    policy.maximumAge = Int64.max / 4
+    policy.maximumAge = .seconds(Int64.max / 4)
     let verifier = HTTPMessageVerifier(
         keys: StaticHTTPSignatureKeys(["bench-hmac": .hmacSHA256(secret)]), policy: policy,
         nonceCache: InMemoryNonceCache(capacity: count))

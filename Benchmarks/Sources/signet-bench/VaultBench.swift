@@ -1,4 +1,4 @@
-import CSQLite
+import CSQLiteBench
 import Foundation
 import SignetCore
 import SignetVault

@@ -30,7 +30,7 @@ func verifyLoop(count: Int, kind: String) async throws {
     let signer = HTTPMessageSigner(key: key, keyID: keyID)
     let requests = try await signedGETs(signer, count: 4096)
     var policy = HTTPSignaturePolicy()
-    policy.maximumAge = Int64.max / 4
+    policy.maximumAge = .seconds(Int64.max / 4)
     let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys([keyID: verificationKey]), policy: policy)
     var loops: [(Int) async throws -> Void] = [{ index in
         _ = try await verifier.verify(.request(requests[index % requests.count]), bodyDigests: nil)

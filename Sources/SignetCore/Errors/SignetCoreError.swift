@@ -1,4 +1,4 @@
-/// The broad kind of a failure, which decides the CLI's exit code (DESIGN.md §4).
+/// The broad kind of a failure, which decides the CLI's exit code.
 public enum FailureCategory: Sendable, Equatable {
     /// A check failed: signature invalid, digest mismatch, wrong passphrase. Exit 1.
     case checkFailed

@@ -28,7 +28,7 @@ public protocol KeySourceProvider: Sendable {
     func publicKey(reference: String, resolver: KeySourceResolver) async throws -> PublicKey
 }
 
-/// Turns what a user types after `--key` into a signer or a public key (DESIGN.md §2).
+/// Turns what a user types after `--key` into a signer or a public key, the same for every command.
 ///
 /// A file path (any key format, detected from the content) or `-` for standard input is
 /// handled here; a reference with a registered scheme (`pkcs11:`, `vault:`) goes to its

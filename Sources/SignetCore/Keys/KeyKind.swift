@@ -29,7 +29,7 @@ public enum KeyKind: Sendable, Equatable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The signature algorithm used when none is asked for (DESIGN.md §2 and issue #2).
+    /// The signature algorithm used when none is asked for (issue #2).
     public var defaultAlgorithm: SignatureAlgorithm {
         switch self {
         case .rsa: return .rsaPKCS1v15SHA256

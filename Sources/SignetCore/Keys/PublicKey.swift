@@ -34,7 +34,7 @@ public struct PublicKey: Sendable {
         }
     }
 
-    /// The key's identity: SHA-256 over its DER SPKI (DESIGN.md §2).
+    /// The key's identity: SHA-256 over its DER SPKI, also its pin and its key id (``KeyFingerprint``).
     public var fingerprint: KeyFingerprint { KeyFingerprint(spkiDER: spkiDER) }
 }
 

@@ -1,4 +1,4 @@
-/// Every signature and MAC algorithm Signet knows, with the stable identifiers of DESIGN.md §2
+/// Every signature and MAC algorithm Signet knows, with their stable string identifiers
 /// (RFC 9421's registered names where one exists). One enum for CLI flags, manifests, trust
 /// files and HTTP signatures.
 public enum SignatureAlgorithm: String, CaseIterable, Sendable, Codable {

@@ -20,7 +20,7 @@ public enum CertificateProfile: String, CaseIterable, Sendable {
 }
 
 /// Makes self-signed certificates, CSRs, and certificates issued by a CA, every signature
-/// through a ``Signer`` (DESIGN.md §2).
+/// through a ``Signer``, so a key on a token serves as well as one in a file.
 public enum CertificateFactory {
     /// The most days a certificate may be valid for (100 years).
     public static let maximumDays = 36_500

@@ -187,7 +187,7 @@ struct BundleCheck: AsyncParsableCommand {
     var destination: String
 
     func run() async throws {
-        let checker = BundleChecker(trust: try trustOptions.load(), now: try trustOptions.moment(), expectedName: trustOptions.name)
+        let checker = BundleChecker(verifier: BundleVerifier(trust: try trustOptions.load(), now: try trustOptions.moment(), expectedName: trustOptions.name))
         let manifest = try await checker.check(folder: destination, state: state.map(BundleState.init(folder:)))
         Console.note("\(destination): OK — \(manifest.name) version \(manifest.version), \(manifest.files.count) file(s) unchanged", quiet: quietOption.quiet)
     }

@@ -36,7 +36,7 @@ struct ClientCommand: AsyncParsableCommand {
 
         func run() async throws {
             try AdminAPI.checkName(name)
-            let vault = try VaultAccess(explicitPath: keyAccess.vault, passphraseFile: keyAccess.passphraseFile, keyFile: nil).openUnlocked()
+            let vault = try await VaultAccess(explicitPath: keyAccess.vault, passphraseFile: keyAccess.passphraseFile, keyFile: nil).openUnlocked()
             let key = try PrivateKey.generate(.ed25519)
             try await vault.setPrivateKey(key, service: "signet-app", account: name)
             Console.write(String(decoding: try key.publicKey.encoded(as: .pem), as: UTF8.self))
@@ -155,7 +155,7 @@ struct ClientConnectionOptions: ParsableArguments {
         if let serverKey = connection.serverKey { serverPublicKey = try await resolver.publicKey(serverKey) }
         let sessions: any SessionStore
         if withSession {
-            sessions = VaultSessionStore(vault: try VaultAccess(explicitPath: keyAccess.vault, passphraseFile: keyAccess.passphraseFile, keyFile: nil).openUnlocked())
+            sessions = VaultSessionStore(vault: try await VaultAccess(explicitPath: keyAccess.vault, passphraseFile: keyAccess.passphraseFile, keyFile: nil).openUnlocked())
         } else {
             sessions = InMemorySessionStore()
         }

@@ -40,7 +40,7 @@ struct MinisignCommand: AsyncParsableCommand {
     }
 }
 
-/// The passphrase source of the minisign verbs (DESIGN.md §4).
+/// The passphrase file of the minisign verbs; else SIGNET_PASSPHRASE, else a prompt (``CLIPassphraseProvider``).
 struct MinisignPassphraseOption: ParsableArguments {
     @Option(name: .customLong("passphrase-file"), help: ArgumentHelp(
         "Read the passphrase from the first line of FILE (else SIGNET_PASSPHRASE, else a prompt).", valueName: "FILE"))

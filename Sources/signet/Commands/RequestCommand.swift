@@ -136,7 +136,7 @@ struct RequestSigningOptions: ParsableArguments {
         var signer = HTTPMessageSigner(key: key, keyID: options.keyid)
         signer.label = label
         signer.includeNonce = nonce
-        signer.expiresAfter = expires
+        signer.expiresAfter = expires.map { .seconds($0) }
         signer.tag = tag
         if !components.isEmpty { signer.components = try components.map { try SignatureComponent(parsing: $0) } }
         try await signer.sign(&request, bodyDigests: try options.bodyDigests(body))
@@ -192,7 +192,7 @@ struct RequestVerify: AsyncParsableCommand {
         }
         guard maxAge > 0 else { throw ValidationError("--max-age must be positive") }
         var policy = HTTPSignaturePolicy.default
-        policy.maximumAge = maxAge
+        policy.maximumAge = .seconds(maxAge)
         let verifier = HTTPMessageVerifier(keys: StaticHTTPSignatureKeys([keyID: key]), policy: policy)
         let verified = try await verifier.verify(.request(request), bodyDigests: try options.bodyDigests(), keyID: keyID)
         let covered = verified.input.components.map(\.description).joined(separator: " ")

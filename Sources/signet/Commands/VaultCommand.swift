@@ -72,7 +72,7 @@ struct VaultInit: AsyncParsableCommand {
         if scryptLogN < 15, !noPassphrase {
             Console.warning("scrypt N = 2^\(scryptLogN) is a test setting: the passphrase is cheap to guess")
         }
-        _ = try Vault.create(at: path, credentials: credentials, kdf: VaultKDFParameters(logN: scryptLogN))
+        _ = try await Vault.create(at: path, credentials: credentials, kdf: VaultKDFParameters(logN: scryptLogN))
         Console.note("created the vault \(path)", quiet: quietOption.quiet)
     }
 }
@@ -116,7 +116,7 @@ struct VaultPasswd: AsyncParsableCommand {
         }
         let access = options.access
         let path = try access.path
-        let vault = try access.openUnlocked()
+        let vault = try await access.openUnlocked()
         let current = await vault.unlockMethod
         var credentials = VaultCredentials()
         if !removeKeyFile {

@@ -52,7 +52,7 @@ struct VaultSet: AsyncParsableCommand {
             }
             pairs[String(text[..<equals])] = String(text[text.index(after: equals)...])
         }
-        let vault = try options.access.openUnlocked()
+        let vault = try await options.access.openUnlocked()
         let secret = try SecretInput.read(file: secretFile, what: "secret", confirm: true)
         let givesDetails = label != nil || comment != nil || !pairs.isEmpty
         func merged(_ existing: VaultItemDetails?) -> VaultItemDetails {
@@ -86,7 +86,7 @@ struct VaultGet: AsyncParsableCommand {
     @OptionGroup var options: VaultOptions
 
     func run() async throws {
-        let vault = try options.access.openUnlocked()
+        let vault = try await options.access.openUnlocked()
         let item = try await vault.item(service: name.service, account: name.account)
         guard item.kind == .password else {
             throw VaultError.invalidArgument(
@@ -112,7 +112,7 @@ struct VaultDelete: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        let vault = try options.access.openLocked()
+        let vault = try await options.access.openLocked()
         try await vault.delete(service: name.service, account: name.account)
         Console.note("deleted \(name.service) / \(name.account)", quiet: quietOption.quiet)
     }
@@ -136,7 +136,7 @@ struct VaultRename: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        let vault = try options.access.openUnlocked()
+        let vault = try await options.access.openUnlocked()
         try await vault.rename(service: name.service, account: name.account, toService: newService, account: newAccount)
         Console.note("renamed \(name.service) / \(name.account) to \(newService) / \(newAccount)", quiet: quietOption.quiet)
     }
@@ -158,7 +158,7 @@ struct VaultList: AsyncParsableCommand {
     @OptionGroup var options: VaultOptions
 
     func run() async throws {
-        let vault = try options.access.openLocked()
+        let vault = try await options.access.openLocked()
         let items: [VaultItem]
         if let service {
             items = try await vault.accounts(service: service)
@@ -197,7 +197,7 @@ struct VaultShow: AsyncParsableCommand {
     @OptionGroup var options: VaultOptions
 
     func run() async throws {
-        let vault = try options.access.openUnlocked()
+        let vault = try await options.access.openUnlocked()
         let item = try await vault.item(service: name.service, account: name.account)
         var shown = VaultJSON.Item(item)
         if item.kind == .privateKey {

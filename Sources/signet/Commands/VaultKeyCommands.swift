@@ -40,7 +40,7 @@ struct VaultImport: AsyncParsableCommand {
             policy: KeyPolicy(allowWeakRSA: allowWeak), passphrases: CLIPassphraseProvider(passphraseFile: keyPassphraseFile))
         let decoded = try resolver.decodeFile(keyFile)
         let key = try resolver.privateKey(from: decoded, source: resolver.displayName(keyFile))
-        let vault = try options.access.openUnlocked()
+        let vault = try await options.access.openUnlocked()
         try await vault.setPrivateKey(
             key, service: name.service, account: name.account, details: label.map { VaultItemDetails(label: $0) }, replace: replace)
         let reference = VaultKeyReference(service: name.service, account: name.account)
@@ -71,7 +71,7 @@ struct VaultGenerate: AsyncParsableCommand {
 
     func run() async throws {
         guard type != .rsa1024 else { throw ValidationError("-t rsa1024: a vault holds no keys below 2048 bits") }
-        let vault = try options.access.openUnlocked()
+        let vault = try await options.access.openUnlocked()
         let key = try PrivateKey.generate(type)
         try await vault.setPrivateKey(key, service: name.service, account: name.account, details: label.map { VaultItemDetails(label: $0) })
         let reference = VaultKeyReference(service: name.service, account: name.account)
@@ -101,7 +101,7 @@ struct VaultExport: AsyncParsableCommand {
 
     func run() async throws {
         try export.checkOutput(output)
-        let vault = try options.access.openUnlocked()
+        let vault = try await options.access.openUnlocked()
         let key = try await vault.privateKey(service: name.service, account: name.account, policy: KeyPolicy(allowWeakRSA: true))
         if export.public {
             try export.writePublic(key.publicKey, to: output)

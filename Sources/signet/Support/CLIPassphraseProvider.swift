@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Passphrases for the CLI, from the sources DESIGN.md §4 allows, in this order:
+/// Passphrases for the CLI — never a plain argument — from these sources, in this order:
 /// `--passphrase-file F`, the `SIGNET_PASSPHRASE` environment variable, a prompt on the
 /// controlling terminal (without echo; asked twice when a new passphrase is chosen).
 struct CLIPassphraseProvider: PassphraseProvider {

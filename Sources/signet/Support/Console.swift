@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Standard output carries data; standard error carries messages (DESIGN.md §4).
+/// Standard output carries data; standard error carries messages, for every command.
 enum Console {
     /// Writes `text` to standard output unbuffered.
     static func write(_ text: String) {

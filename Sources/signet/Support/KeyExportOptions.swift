@@ -2,7 +2,7 @@ import ArgumentParser
 import SignetCore
 
 /// What `key convert` and `vault export` share: the output, its format, public or private, and
-/// encryption. One passphrase rule for both (DESIGN.md §4): the *new* passphrase comes only
+/// encryption. One passphrase rule for both, as for every command: the *new* passphrase comes only
 /// from `--new-passphrase-file` or a prompt — never from `--passphrase-file` or
 /// SIGNET_PASSPHRASE, which name the *current* one.
 struct KeyExportOptions: ParsableArguments {

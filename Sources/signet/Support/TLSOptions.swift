@@ -3,7 +3,7 @@ import SignetCore
 import SignetTLS
 import SignetX509
 
-/// What every command that opens TLS takes (DESIGN.md §4): private roots, pins, a pin set, and
+/// What every command that opens TLS takes: private roots, pins, a pin set, and
 /// the explicit pinned-self-signed mode.
 struct TLSOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Trust only these roots (PEM or DER) instead of the system's.", valueName: "FILE"))

@@ -47,15 +47,15 @@ struct VaultAccess: Sendable {
     }
 
     /// The vault, unlocked with exactly the credentials it needs (nothing else is asked for).
-    func openUnlocked() throws -> Vault {
+    func openUnlocked() async throws -> Vault {
         let path = try path
         let method = try Vault.unlockMethod(at: path)
-        return try Vault(path: path, credentials: credentials(for: method, path: path, confirm: false))
+        return try await Vault.open(path: path, credentials: credentials(for: method, path: path, confirm: false))
     }
 
     /// The vault, locked: enough to list and delete.
-    func openLocked() throws -> Vault {
-        try Vault(path: try path)
+    func openLocked() async throws -> Vault {
+        try await Vault.open(path: try path)
     }
 
     /// The credentials `method` needs, from the options, the environment or a prompt.
@@ -85,6 +85,6 @@ struct VaultAccess: Sendable {
     /// The provider that lets `--key vault:SERVICE/ACCOUNT` reach this vault.
     var keySource: VaultKeySource {
         let access = self
-        return VaultKeySource { try access.openUnlocked() }
+        return VaultKeySource { try await access.openUnlocked() }
     }
 }
