@@ -15,7 +15,7 @@ func vaultBench(folder: String, count: Int) async throws {
     let passphrase = SecretBytes(Array("benchmark passphrase".utf8))
     let path = folder + "/bench-vault.db"
     let secret = SecretBytes([UInt8](repeating: 0x42, count: 32))
-    let vault = try Vault.create(at: path, credentials: VaultCredentials(passphrase: passphrase))
+    let vault = try await Vault.create(at: path, credentials: VaultCredentials(passphrase: passphrase))
 
     let clock = ContinuousClock()
     var start = clock.now
