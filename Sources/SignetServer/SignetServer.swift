@@ -92,6 +92,10 @@ public struct SignetServer: Sendable {
     ) throws(ServerError) -> some ApplicationProtocol {
         let limits = configuration.limits
         if let problem = limits.problem { throw .configuration(detail: problem) }
+        // Both are counted in whole seconds: under one, sessions would end at once and every
+        // attempt would open a new rate-limit window.
+        if configuration.sessionLifetime < .seconds(1) { throw .configuration(detail: "a session must last at least one second") }
+        if configuration.rateLimitWindow < .seconds(1) { throw .configuration(detail: "the rate-limit window must be at least one second") }
         if configuration.publicAuthority == nil, routes.authorityCheck == nil {
             logger.warning("the server knows no name of its own (bound to every address, no certificate): requests signed for another server's authority cannot be told apart; give it its public URL")
         }

@@ -12,7 +12,7 @@ import SignetCore
 /// under a key derived with scrypt from a passphrase, from a key file, or from both.
 ///
 /// ```swift
-/// let vault = try Vault.create(at: path, credentials: VaultCredentials(passphrase: pass))
+/// let vault = try await Vault.create(at: path, credentials: VaultCredentials(passphrase: pass))
 /// try await vault.set(SecretBytes(Array("s3cret".utf8)), service: "api.example.com", account: "bot")
 /// let secret = try await vault.secret(service: "api.example.com", account: "bot")
 /// ```

@@ -1,5 +1,6 @@
 import Foundation
 import SignetTestSupport
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -27,17 +28,25 @@ struct InterruptCleanupTests {
         let input = try #require(process.input)
         defer { process.send(SIGKILL) }
         let status = try await onOwnThread { () throws -> Int32 in
-            try input.write(contentsOf: head)
             let deadline = TestTimeouts.deadline
+            // The write blocks while signet reads; a signet that stops reading is killed at the
+            // hang guard, which ends the write (EPIPE) rather than the test run.
+            let written = Flag()
+            Thread.detachNewThread {
+                while !written.isSet, ContinuousClock.now < deadline { usleep(100_000) }
+                if !written.isSet { process.send(SIGKILL) }
+            }
+            defer { written.set() }
+            try input.write(contentsOf: head)
+            written.set()
             while process.isRunning {
                 if let name = try leftovers(of: target, in: box).first,
                     let size = try FileManager.default.attributesOfItem(atPath: box.path(name))[.size] as? Int, size > 0
                 {
                     process.send(signal)
-                    let status = process.waitUntilExit(before: deadline)
+                    let status = process.waitUntilExit(before: TestTimeouts.deadline)
                     try? input.close()
-                    guard let status else { throw Stuck("signet did not stop on signal \(signal)") }
-                    return status
+                    return try Self.cleanExit(process, status, after: signal)
                 }
                 guard ContinuousClock.now < deadline else { throw Stuck("signet never began writing \(target) (hang guard)") }
                 usleep(20_000)
@@ -45,6 +54,13 @@ struct InterruptCleanupTests {
             throw Stuck("signet ended (\(process.exitStatus ?? -1)) before it began writing \(target)")
         }
         return (status, try box.readText("stderr.txt"))
+    }
+
+    /// A flag one thread sets and another reads.
+    final class Flag: Sendable {
+        private let value = Mutex(false)
+        var isSet: Bool { value.withLock { $0 } }
+        func set() { value.withLock { $0 = true } }
     }
 
     /// Why a child could not be caught as the test needed.
@@ -155,7 +171,14 @@ struct InterruptCleanupTests {
         }
         process.send(signal)
         process.send(SIGCONT)
-        guard let status = process.waitUntilExit(before: deadline) else { throw Stuck("signet did not stop on signal \(signal)") }
+        return try cleanExit(process, process.waitUntilExit(before: TestTimeouts.deadline), after: signal)
+    }
+
+    /// `status`, when the process caught `signal` and exited by itself (its cleanup ran); a
+    /// process the signal killed, or one still running, is an error.
+    static func cleanExit(_ process: ChildProcess, _ status: Int32?, after signal: Int32) throws -> Int32 {
+        guard let status else { throw Stuck("signet did not stop on signal \(signal)") }
+        if let killer = process.terminationSignal { throw Stuck("signal \(killer) killed signet: it did not catch \(signal) and exit") }
         return status
     }
 

@@ -32,6 +32,21 @@ public final class ChildProcess: @unchecked Sendable {
 
     private let lock = NSLock()
     private var status: Int32?
+    private var signal: Int32?
+
+    /// The signal that ended the child, nil while it runs or when it exited by itself (then
+    /// ``exitStatus`` is the code it chose: a program that catches SIGTERM and exits with 143
+    /// is told apart from one SIGTERM killed).
+    public var terminationSignal: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        reapLocked(blocking: false)
+        return signal
+    }
+
+    /// A write to a pipe whose reader has gone fails with EPIPE instead of killing the test
+    /// process; children get the default action back (``spawn``).
+    private static let ignoreBrokenPipes: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
 
     /// Starts `executable` with `arguments` in `directory` (this process's when nil), with
     /// `environment` (this process's when nil) and the three streams.
@@ -39,15 +54,19 @@ public final class ChildProcess: @unchecked Sendable {
         _ executable: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil,
         stdin: Stream = .null, stdout: Stream = .null, stderr: Stream = .null
     ) throws {
+        Self.ignoreBrokenPipes
         var opened: [Int32] = []
+        var writer: Int32? = nil
         defer { for descriptor in opened { close(descriptor) } }
+        // Until the child has it, the pipe's writing end is ours to close on any failure.
+        var spawned = false
+        defer { if !spawned, let writer { close(writer) } }
         func open(_ path: String, _ flags: Int32) throws -> Int32 {
             let descriptor = Glibc.open(path, flags | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw ChildProcessError(description: "\(path): \(String(cString: strerror(errno)))") }
             opened.append(descriptor)
             return descriptor
         }
-        var writer: Int32? = nil
         let inputDescriptor: Int32
         switch stdin {
         case .null: inputDescriptor = try open("/dev/null", O_RDONLY)
@@ -61,7 +80,8 @@ public final class ChildProcess: @unchecked Sendable {
         }
         func output(_ stream: Stream) throws -> Int32 {
             switch stream {
-            case .null, .pipe: return try open("/dev/null", O_WRONLY)
+            case .pipe: throw ChildProcessError(description: "a pipe is for standard input only")
+            case .null: return try open("/dev/null", O_WRONLY)
             case .file(let url): return try open(url.path, O_WRONLY | O_CREAT | O_TRUNC)
             }
         }
@@ -72,14 +92,10 @@ public final class ChildProcess: @unchecked Sendable {
         } else {
             errorDescriptor = try output(stderr)
         }
-        do {
-            processIdentifier = try Self.spawn(
-                executable, arguments, in: directory, environment: environment ?? ProcessInfo.processInfo.environment,
-                streams: (inputDescriptor, outputDescriptor, errorDescriptor))
-        } catch {
-            if let writer { close(writer) }
-            throw error
-        }
+        processIdentifier = try Self.spawn(
+            executable, arguments, in: directory, environment: environment ?? ProcessInfo.processInfo.environment,
+            streams: (inputDescriptor, outputDescriptor, errorDescriptor))
+        spawned = true
         input = writer.map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
     }
 
@@ -107,8 +123,18 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         // A process group of its own, as Foundation gives: a ^C meant for the tests is not its.
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
+        // No signal blocked, and the ones a test process may ignore back to their defaults: the
+        // spawning thread may be one of Swift's, which block nearly every signal, and the
+        // interrupt tests need the child to receive its SIGTERM.
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         // The child changes folder before it runs the program: a relative path is made whole first.
         let executable = executable.hasPrefix("/") ? executable : FileManager.default.currentDirectoryPath + "/" + executable
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -126,10 +152,16 @@ public final class ChildProcess: @unchecked Sendable {
         var raw: Int32 = 0
         var result: pid_t
         repeat { result = waitpid(processIdentifier, &raw, blocking ? 0 : WNOHANG) } while result == -1 && errno == EINTR
+        if result == -1, errno == ECHILD {
+            // Reaped by somebody else: ended, with a status nobody can know any more.
+            status = -1
+            return
+        }
         guard result == processIdentifier else { return }
         // WIFSIGNALED / WEXITSTATUS, which Swift does not import.
-        let signal = raw & 0x7f
-        status = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+        let number = raw & 0x7f
+        status = number == 0 ? (raw >> 8) & 0xff : 128 + number
+        signal = number == 0 ? nil : number
     }
 
     /// Whether the child has not ended yet (a child that has ended is reaped now).
@@ -154,6 +186,8 @@ public final class ChildProcess: @unchecked Sendable {
     /// Blocks this thread until the child ends; returns its exit status.
     @discardableResult
     public func waitUntilExit() -> Int32 {
+        // Reaped already: its ID may be another child's by now.
+        if let status = exitStatus { return status }
         // Wait without reaping, so that the reaping happens under the lock, once.
         var info = siginfo_t()
         var result: Int32
