@@ -200,7 +200,6 @@ let package = Package(
             dependencies: [
                 "SignetAPI", "SignetCore", "SignetBundle", "SignetHTTP", "SignetTLS", "SignetX509", "SignetVault",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .executableTarget(

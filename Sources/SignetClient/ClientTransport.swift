@@ -1,5 +1,4 @@
 import HTTPTypes
-import NIOCore
 import SignetTLS
 import SignetX509
 

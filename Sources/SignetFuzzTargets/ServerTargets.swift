@@ -1,5 +1,4 @@
 import Foundation
-import SignetBundle
 import SignetServer
 
 /// The server's request bodies and replay snapshots.
