@@ -57,50 +57,7 @@ public enum AgeError: SignetError, Equatable {
     }
 }
 
-/// The stable codes of ``AgeError``: one per case, named after it.
-extension SignetErrorCode where Owner == AgeError {
-    /// Not age v1.
-    public static let malformedHeader = Self("malformedHeader")
-    /// The header MAC does not verify.
-    public static let headerMACMismatch = Self("headerMACMismatch")
-    /// No identity matches.
-    public static let noMatchingIdentity = Self("noMatchingIdentity")
-    /// Wrong passphrase.
-    public static let wrongPassphrase = Self("wrongPassphrase")
-    /// A stanza for this key does not decrypt.
-    public static let stanzaDoesNotOpen = Self("stanzaDoesNotOpen")
-    /// The payload does not authenticate.
-    public static let payloadInvalid = Self("payloadInvalid")
-    /// A bad recipient or identity.
-    public static let invalidKey = Self("invalidKey")
-    /// Too much work asked for.
-    public static let workFactorTooHigh = Self("workFactorTooHigh")
-    /// Not supported.
-    public static let unsupported = Self("unsupported")
-    /// Arguments that cannot work together.
-    public static let invalidArgument = Self("invalidArgument")
-    /// Reading or writing failed.
-    public static let io = Self("io")
-}
-
 extension AgeError {
     /// The prefix of this module's codes.
     public static let codeDomain = "age"
-
-    /// What went wrong, without the data.
-    public var code: SignetErrorCode<AgeError> {
-        switch self {
-        case .malformedHeader: return .malformedHeader
-        case .headerMACMismatch: return .headerMACMismatch
-        case .noMatchingIdentity: return .noMatchingIdentity
-        case .wrongPassphrase: return .wrongPassphrase
-        case .stanzaDoesNotOpen: return .stanzaDoesNotOpen
-        case .payloadInvalid: return .payloadInvalid
-        case .invalidKey: return .invalidKey
-        case .workFactorTooHigh: return .workFactorTooHigh
-        case .unsupported: return .unsupported
-        case .invalidArgument: return .invalidArgument
-        case .io: return .io
-        }
-    }
 }

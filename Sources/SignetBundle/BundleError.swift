@@ -89,55 +89,7 @@ extension BundleError: SignetError {
     }
 }
 
-
-/// The stable codes of ``BundleError``: one per case, named after it.
-extension SignetErrorCode where Owner == BundleError {
-    /// A file or folder could not be read or written; `detail` is the system's reason.
-    public static let io = Self("io")
-    /// Input that is not what it should be: a damaged zip, a manifest or trust file that does
-    /// not parse or is not canonical.
-    public static let malformed = Self("malformed")
-    /// A zip entry that could write outside the destination or hide something: refused
-    /// before anything is written.
-    public static let unsafeEntry = Self("unsafeEntry")
-    /// The bundle (or a trust root, or an extracted folder) did not verify.
-    public static let verificationFailed = Self("verificationFailed")
-    /// The bundle's version is older than one already accepted or installed; `floor` says where
-    /// that one is recorded.
-    public static let rollback = Self("rollback")
-    /// The bundle has the version already accepted or installed, but another manifest: a
-    /// version is never reused for other content.
-    public static let versionReused = Self("versionReused")
-    /// The bundle is for another product than the one expected (`reason`: by whom).
-    public static let wrongName = Self("wrongName")
-    /// The manifest's expiry date has passed.
-    public static let expired = Self("expired")
-    /// Files extracted from a bundle were changed, removed or added since.
-    public static let changedAtRest = Self("changedAtRest")
-    /// An argument the caller gave cannot be used.
-    public static let invalidArgument = Self("invalidArgument")
-    /// The output exists and replacing it was not allowed.
-    public static let outputExists = Self("outputExists")
-}
-
 extension BundleError {
     /// The prefix of this module's codes in ``SignetErrorCode/description``.
     public static let codeDomain = "bundle"
-
-    /// What went wrong, without the data: what callers and tests match on.
-    public var code: SignetErrorCode<BundleError> {
-        switch self {
-        case .io: return .io
-        case .malformed: return .malformed
-        case .unsafeEntry: return .unsafeEntry
-        case .verificationFailed: return .verificationFailed
-        case .rollback: return .rollback
-        case .versionReused: return .versionReused
-        case .wrongName: return .wrongName
-        case .expired: return .expired
-        case .changedAtRest: return .changedAtRest
-        case .invalidArgument: return .invalidArgument
-        case .outputExists: return .outputExists
-        }
-    }
 }

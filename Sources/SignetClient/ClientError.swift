@@ -15,12 +15,12 @@ public enum ClientError: Error, Sendable, Equatable {
     /// The key that signed the request — the app's, or an ``AdminClient``'s admin key — has
     /// been revoked (403, `server.revoked`).
     case revokedApp(detail: String)
-    /// No user is signed in on this client.
-    case notSignedIn
+    /// No user is signed in on this client; `request` needs a session.
+    case notSignedIn(request: String)
     /// The server no longer knows the session (signed out elsewhere, revoked, expired).
     case sessionEnded(detail: String)
-    /// Wrong e-mail address or password.
-    case wrongCredentials
+    /// Wrong e-mail address or password; `detail` is the server's.
+    case wrongCredentials(detail: String)
     /// Too many attempts; retry after this many seconds.
     case rateLimited(retryAfter: Int)
     /// The server refused the request for another reason: its status, code and detail.
@@ -56,9 +56,9 @@ extension ClientError: SignetError {
         case .unreachable(let detail): return "the server cannot be reached: \(detail)"
         case .signatureRefused(let detail): return "the server refused the app's signature: \(detail)"
         case .revokedApp(let detail): return "the signing key is revoked: \(detail)"
-        case .notSignedIn: return "no user is signed in"
+        case .notSignedIn(let request): return "no user is signed in (\(request) needs a session)"
         case .sessionEnded(let detail): return "the session has ended: \(detail)"
-        case .wrongCredentials: return "wrong e-mail address or password"
+        case .wrongCredentials(let detail): return "sign-in refused: \(detail)"
         case .rateLimited(let retryAfter): return "too many attempts; retry in \(retryAfter) s"
         case .refused(let status, let code, let detail): return "the server answered \(status) (\(code)): \(detail)"
         case .responseSignatureInvalid(let detail): return "the response is not signed by the server: \(detail)"
@@ -82,49 +82,5 @@ extension ClientError: SignetError {
     }
 
     public static let codeDomain = "client"
-
-    public var code: SignetErrorCode<ClientError> {
-        switch self {
-        case .pinMismatch: return .pinMismatch
-        case .untrustedServer: return .untrustedServer
-        case .unreachable: return .unreachable
-        case .signatureRefused: return .signatureRefused
-        case .revokedApp: return .revokedApp
-        case .notSignedIn: return .notSignedIn
-        case .sessionEnded: return .sessionEnded
-        case .wrongCredentials: return .wrongCredentials
-        case .rateLimited: return .rateLimited
-        case .refused: return .refused
-        case .responseSignatureInvalid: return .responseSignatureInvalid
-        case .malformedResponse: return .malformedResponse
-        case .rollback: return .rollback
-        case .resourceRefused: return .resourceRefused
-        case .trustRotationRefused: return .trustRotationRefused
-        case .storage: return .storage
-        case .sessionStore: return .sessionStore
-        case .invalidConfiguration: return .invalidConfiguration
-        }
-    }
 }
 
-/// The stable codes of ``ClientError``, one per case.
-extension SignetErrorCode where Owner == ClientError {
-    public static let pinMismatch = Self("pinMismatch")
-    public static let untrustedServer = Self("untrustedServer")
-    public static let unreachable = Self("unreachable")
-    public static let signatureRefused = Self("signatureRefused")
-    public static let revokedApp = Self("revokedApp")
-    public static let notSignedIn = Self("notSignedIn")
-    public static let sessionEnded = Self("sessionEnded")
-    public static let wrongCredentials = Self("wrongCredentials")
-    public static let rateLimited = Self("rateLimited")
-    public static let refused = Self("refused")
-    public static let responseSignatureInvalid = Self("responseSignatureInvalid")
-    public static let malformedResponse = Self("malformedResponse")
-    public static let rollback = Self("rollback")
-    public static let resourceRefused = Self("resourceRefused")
-    public static let trustRotationRefused = Self("trustRotationRefused")
-    public static let storage = Self("storage")
-    public static let sessionStore = Self("sessionStore")
-    public static let invalidConfiguration = Self("invalidConfiguration")
-}

@@ -76,11 +76,11 @@ public struct PinnedTransport: ClientTransport {
         }
     }
 
-    static func clientError(_ error: X509Error) -> ClientError {
+    static func clientError(_ error: TLSError) -> ClientError {
         switch error {
-        case .pinMismatch(let host, _, _): return .pinMismatch(host: host)
-        case .chainInvalid, .hostnameMismatch, .pathBuildingLimit: return .untrustedServer(detail: error.description)
-        default: return .unreachable(detail: error.description)
+        case .untrusted(_, .pinMismatch(let host, _, _)): return .pinMismatch(host: host)
+        case .untrusted: return .untrustedServer(detail: error.description)
+        case .connectionFailed, .invalidArgument: return .unreachable(detail: error.description)
         }
     }
 }

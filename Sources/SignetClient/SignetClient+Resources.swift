@@ -209,7 +209,7 @@ extension SignetClient {
     }
 
     static func refusal(_ error: BundleError) -> ClientError {
-        switch error.code {
+        switch error {
         case .rollback, .versionReused: return .rollback(detail: error.description)
         case .io, .outputExists, .invalidArgument: return .storage(detail: error.description)
         default: return .resourceRefused(code: error.code.description, detail: error.description)

@@ -118,7 +118,7 @@ public actor SignetClient {
     public func signIn(email: String, password: String) async throws(ClientError) -> UserProfile {
         await restoreIfNeeded()
         let (head, body) = try await send(.post, APIOperation.signIn.path, json: UserAPI.SignIn(email: email, password: password))
-        if Self.problem(body, head)?.problemCode == .invalidCredentials { throw .wrongCredentials }
+        if let problem = Self.problem(body, head), problem.problemCode == .invalidCredentials { throw .wrongCredentials(detail: problem.detail) }
         try check(head, body, expecting: 201)
         let reply = try decode(UserAPI.Session.self, body)
         let saved = SavedSession(email: reply.user.email, token: reply.token)
@@ -128,7 +128,7 @@ public actor SignetClient {
         return reply.user
     }
 
-    /// The signed-in user's profile; ``ClientError/notSignedIn`` without a session,
+    /// The signed-in user's profile; ``ClientError/notSignedIn(request:)`` without a session,
     /// ``ClientError/sessionEnded(detail:)`` (and the state signed-out) when the server no
     /// longer knows it.
     public func me() async throws(ClientError) -> UserProfile {
@@ -144,7 +144,7 @@ public actor SignetClient {
     /// of reach): the error is reported after.
     public func signOut() async throws(ClientError) {
         await restoreIfNeeded()
-        guard let token = session?.token else { throw .notSignedIn }
+        guard let token = session?.token else { throw .notSignedIn(request: "sign-out") }
         do {
             let (head, body) = try await sendWithSession(.delete, APIOperation.signOut.path)
             try check(head, body, expecting: 204)
@@ -161,7 +161,7 @@ public actor SignetClient {
 
     private func sendWithSession(_ method: HTTPRequest.Method, _ path: String) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
         await restoreIfNeeded()
-        guard let session else { throw .notSignedIn }
+        guard let session else { throw .notSignedIn(request: "\(method) \(path)") }
         let answer = try await send(method, path, json: Optional<String>.none, bearer: session.token)
         // Decided on the problem's code, which the server's signature covers, not on the
         // (unsigned) WWW-Authenticate header.
@@ -274,7 +274,7 @@ public actor SignetClient {
         case .unauthorized?, .wrongAuthority?: return .signatureRefused(detail: detail)
         case .revoked?: return .revokedApp(detail: detail)
         case .sessionEnded?: return .sessionEnded(detail: detail)
-        case .invalidCredentials?: return .wrongCredentials
+        case .invalidCredentials?: return .wrongCredentials(detail: detail)
         // Retry-After is covered by the answer's signature when responses are checked; a value
         // is taken only within reason (1 s to a day) all the same, else 60 s.
         case .rateLimited?: return .rateLimited(retryAfter: head.headerFields[.retryAfter].flatMap { Int($0) }.flatMap { (1...86_400).contains($0) ? $0 : nil } ?? 60)

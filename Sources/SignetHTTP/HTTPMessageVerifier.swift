@@ -188,7 +188,7 @@ public struct HTTPMessageVerifier: Sendable {
         }
         if replayProtected, let cache = nonceCache, let nonce = parameters.nonce, let acceptableUntil {
             let until = Date(timeIntervalSince1970: TimeInterval(max(acceptableUntil, now) + 1))
-            guard try await cache.insert(nonce: nonce, keyID: keyID, created: parameters.created, until: until) else { throw .replayedNonce }
+            guard try await cache.insert(nonce: nonce, keyID: keyID, created: parameters.created, until: until) else { throw .replayedNonce(keyID: keyID) }
         }
         return VerifiedHTTPSignature(label: entry.label, keyID: keyID, algorithm: key.algorithm, input: input)
     }

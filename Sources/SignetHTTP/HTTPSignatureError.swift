@@ -31,10 +31,12 @@ public enum HTTPSignatureError: Error, Sendable, Equatable {
     case createdInFuture(created: Int64, now: Int64, skew: Int64)
     /// `created` is older than the policy's maximum age.
     case tooOld(created: Int64, now: Int64, maxAge: Int64)
-    /// The nonce was seen before under this key: a replay.
-    case replayedNonce
-    /// The replay cache is full of unexpired nonces and refuses to forget one.
-    case replayCacheFull
+    /// The nonce was seen before under the key `keyID`: a replay.
+    case replayedNonce(keyID: String)
+    /// Replays cannot be tracked now: the replay cache is full of unexpired nonces and refuses
+    /// to forget one, or the record of a nonce could not be written. `detail` says which, for
+    /// the client (it names no internals).
+    case replayCacheFull(detail: String)
     /// `created` precedes the start of the process whose replay cache lives in memory: a
     /// signature accepted before a restart could be replayed after it, so none made before is.
     case createdBeforeStart(created: Int64, start: Int64)
@@ -67,8 +69,8 @@ extension HTTPSignatureError: SignetError {
         case .createdInFuture(let created, let now, let skew):
             return "created \(created) is more than \(skew) s in the future (now \(now)); check the client's clock"
         case .tooOld(let created, let now, let maxAge): return "created \(created) is more than \(maxAge) s ago (now \(now))"
-        case .replayedNonce: return "the nonce was already used: replay refused"
-        case .replayCacheFull: return "too many recent requests to track replays; retry later"
+        case .replayedNonce(let keyID): return "the nonce was already used with key \"\(PrintableText.escaped(keyID))\": replay refused"
+        case .replayCacheFull(let detail): return "replays cannot be tracked now (\(detail)); retry later"
         case .createdBeforeStart(let created, _):
             // The start is not told: it would say when the server last restarted.
             return "created \(created) precedes the server's start, so a replay of it could not be told apart; sign the request again"
@@ -90,78 +92,7 @@ extension HTTPSignatureError: SignetError {
     }
 }
 
-
-/// The stable codes of ``HTTPSignatureError``: one per case, named after it.
-extension SignetErrorCode where Owner == HTTPSignatureError {
-    /// The message has no `Signature-Input`/`Signature` pair, or none with the label or key
-    /// id asked for.
-    public static let missingSignature = Self("missingSignature")
-    /// A `Signature-Input`, `Signature`, `Content-Digest` or covered structured field does
-    /// not parse.
-    public static let malformedField = Self("malformedField")
-    /// A component the signature covers is not in the message.
-    public static let missingComponent = Self("missingComponent")
-    /// The policy requires a component that the signature does not cover.
-    public static let componentNotCovered = Self("componentNotCovered")
-    /// The policy requires a signature parameter that is absent.
-    public static let missingParameter = Self("missingParameter")
-    /// An algorithm name that Signet does not know or does not allow here.
-    public static let unsupportedAlgorithm = Self("unsupportedAlgorithm")
-    /// The `alg` parameter names another algorithm than the key's.
-    public static let algorithmMismatch = Self("algorithmMismatch")
-    /// No key is known under the signature's `keyid`.
-    public static let unknownKey = Self("unknownKey")
-    /// The signature does not verify under the key.
-    public static let signatureInvalid = Self("signatureInvalid")
-    /// `expires` has passed.
-    public static let expired = Self("expired")
-    /// `created` lies further in the future than the clock-skew window allows.
-    public static let createdInFuture = Self("createdInFuture")
-    /// `created` is older than the policy's maximum age.
-    public static let tooOld = Self("tooOld")
-    /// The nonce was seen before under this key: a replay.
-    public static let replayedNonce = Self("replayedNonce")
-    /// The replay cache is full of unexpired nonces and refuses to forget one.
-    public static let replayCacheFull = Self("replayCacheFull")
-    /// `created` precedes the start of the process whose replay cache lives in memory.
-    public static let createdBeforeStart = Self("createdBeforeStart")
-    /// The key store could not be read.
-    public static let keyStoreUnavailable = Self("keyStoreUnavailable")
-    /// The body does not match its `Content-Digest`, or a body came without one.
-    public static let contentDigest = Self("contentDigest")
-    /// A header, body or count is over a limit.
-    public static let tooLarge = Self("tooLarge")
-    /// An argument the caller gave cannot be used (a bad component name, an HMAC key
-    /// without a key id, …).
-    public static let invalidArgument = Self("invalidArgument")
-}
-
 extension HTTPSignatureError {
     /// The prefix of this module's codes in ``SignetErrorCode/description``.
     public static let codeDomain = "http"
-
-    /// What went wrong, without the data: what callers and tests match on.
-    public var code: SignetErrorCode<HTTPSignatureError> {
-        switch self {
-        case .missingSignature: return .missingSignature
-        case .malformedField: return .malformedField
-        case .missingComponent: return .missingComponent
-        case .componentNotCovered: return .componentNotCovered
-        case .missingParameter: return .missingParameter
-        case .unsupportedAlgorithm: return .unsupportedAlgorithm
-        case .algorithmMismatch: return .algorithmMismatch
-        case .unknownKey: return .unknownKey
-        case .signatureInvalid: return .signatureInvalid
-        case .expired: return .expired
-        case .createdInFuture: return .createdInFuture
-        case .tooOld: return .tooOld
-        case .replayedNonce: return .replayedNonce
-        case .replayCacheFull: return .replayCacheFull
-        case .createdBeforeStart: return .createdBeforeStart
-        case .keyStoreUnavailable: return .keyStoreUnavailable
-        case .contentDigest: return .contentDigest
-        case .tooLarge: return .tooLarge
-        case .invalidArgument: return .invalidArgument
-        }
-    }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// accepted anyway, so that a second use is refused.
 public protocol NonceCache: Sendable {
     /// Records `nonce` for `keyID` until `expiry`. Returns false when it was already recorded
-    /// (a replay). Throws ``HTTPSignatureError/replayCacheFull`` when it cannot remember more.
+    /// (a replay). Throws ``HTTPSignatureError/replayCacheFull(detail:)`` when it cannot remember more.
     func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool
 
     /// Records `nonce` for `keyID` until `expiry`, knowing the signature's `created` (nil when
@@ -154,7 +154,7 @@ public final class InMemoryNonceCache: NonceCache {
     }
 
     /// Records `nonce` for `keyID` until `expiry`; false for a replay, and
-    /// ``HTTPSignatureError/replayCacheFull`` when ``capacity`` unexpired nonces are held.
+    /// ``HTTPSignatureError/replayCacheFull(detail:)`` when ``capacity`` unexpired nonces are held.
     public func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
         let now = clock()
         let key = fingerprint(nonce: nonce, keyID: keyID)
@@ -166,7 +166,9 @@ public final class InMemoryNonceCache: NonceCache {
                 // that expired entries, wherever they are, give back.
                 if let known = state.expiries[key], known > now { return false }
                 Self.sweep(&state, now: now, everything: true)
-                guard state.expiries.count < capacity else { throw .replayCacheFull }
+                guard state.expiries.count < capacity else {
+                    throw .replayCacheFull(detail: "\(capacity) recent nonces are held, the most this server keeps")
+                }
             }
             // One lookup for the common case, a new nonce; a replay puts its entry back.
             if let known = state.expiries.updateValue(expiry, forKey: key), known > now {

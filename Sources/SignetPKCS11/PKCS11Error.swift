@@ -109,55 +109,9 @@ public enum PKCS11Error: SignetError, Equatable {
     ]
 }
 
-/// The stable codes of ``PKCS11Error``: one per case, named after it.
-extension SignetErrorCode where Owner == PKCS11Error {
-    /// The module could not be loaded, or none was named.
-    public static let moduleNotLoadable = Self("moduleNotLoadable")
-    /// The library is not a PKCS#11 module.
-    public static let notAPKCS11Module = Self("notAPKCS11Module")
-    /// Not a valid `pkcs11:` URI.
-    public static let invalidURI = Self("invalidURI")
-    /// Nothing matches the URI.
-    public static let noMatch = Self("noMatch")
-    /// Several objects match where one is needed.
-    public static let ambiguous = Self("ambiguous")
-    /// A PIN is needed and none was given.
-    public static let pinRequired = Self("pinRequired")
-    /// The token refused the PIN.
-    public static let wrongPIN = Self("wrongPIN")
-    /// The user PIN is locked.
-    public static let pinLocked = Self("pinLocked")
-    /// The token lacks a mechanism.
-    public static let unsupportedMechanism = Self("unsupportedMechanism")
-    /// A key Signet cannot use.
-    public static let unsupportedKey = Self("unsupportedKey")
-    /// A PKCS#11 call failed, or the module misbehaved.
-    public static let tokenFailure = Self("tokenFailure")
-    /// The PIN file cannot be read.
-    public static let pinSourceUnreadable = Self("pinSourceUnreadable")
-}
-
 extension PKCS11Error {
     /// The prefix of this module's codes.
     public static let codeDomain = "pkcs11"
-
-    /// What went wrong, without the data.
-    public var code: SignetErrorCode<PKCS11Error> {
-        switch self {
-        case .moduleNotLoadable: return .moduleNotLoadable
-        case .notAPKCS11Module: return .notAPKCS11Module
-        case .invalidURI: return .invalidURI
-        case .noMatch: return .noMatch
-        case .ambiguous: return .ambiguous
-        case .pinRequired: return .pinRequired
-        case .wrongPIN: return .wrongPIN
-        case .pinLocked: return .pinLocked
-        case .unsupportedMechanism: return .unsupportedMechanism
-        case .unsupportedKey: return .unsupportedKey
-        case .tokenFailure: return .tokenFailure
-        case .pinSourceUnreadable: return .pinSourceUnreadable
-        }
-    }
 
     /// A failed call, named after its return value.
     static func failed(_ function: String, _ rv: UInt, _ detail: String = "") -> PKCS11Error {

@@ -232,7 +232,7 @@ package final class LocalReplayCache: NonceCache {
         do {
             try raiseHighWater(to: second)
         } catch {
-            throw .replayCacheFull
+            throw .replayCacheFull(detail: "the replay record could not be written")
         }
         guard try await memory.insert(nonce: nonce, keyID: keyID, until: expiry) else { return false }
         guard created > second else { return true }
@@ -243,7 +243,7 @@ package final class LocalReplayCache: NonceCache {
         do {
             return try await store.insertNonce(nonce, keyID: keyID, until: Int64(expiry.timeIntervalSince1970.rounded(.up)))
         } catch {
-            throw .replayCacheFull
+            throw .replayCacheFull(detail: "the database did not record the nonce")
         }
     }
 }
@@ -333,7 +333,7 @@ final class SharedReplayCache: NonceCache {
             // One row the statement could not take must not fail the others: each alone.
             let retry = unique.count > 1
             for pending in unique {
-                var result = Result<Bool, HTTPSignatureError>.failure(.replayCacheFull)
+                var result = Result<Bool, HTTPSignatureError>.failure(.replayCacheFull(detail: "the database did not record the nonce"))
                 if retry, let fresh = try? await store.insertNonces([(pending.keyID, pending.nonce, pending.expiry)]) {
                     result = .success(!fresh.isEmpty)
                 }

@@ -87,8 +87,11 @@ struct ResourcePublisher: Sendable {
         do {
             _ = try await BundleCreator(name: name, version: version, expires: expires, created: store.clock(), limits: limits)
                 .create(inputs: [tree], signers: [signer], output: output)
-        } catch let error as BundleError where error.code == .invalidArgument || error.code == .unsafeEntry {
-            throw .unprocessable(field: "the tar", detail: error.description)
+        } catch let error as BundleError {
+            switch error {
+            case .invalidArgument, .unsafeEntry: throw .unprocessable(field: "the tar", detail: error.description)
+            default: throw .unavailable(detail: "building the bundle: \(error)")
+            }
         } catch {
             throw .unavailable(detail: "building the bundle: \(error)")
         }

@@ -18,8 +18,8 @@ public enum ServerError: Error, Sendable, Equatable {
     /// from a refused signature without trusting an unsigned header.
     case sessionEnded(detail: String)
     /// The e-mail address or password of a sign-in is wrong (401); unknown addresses get the
-    /// same answer.
-    case invalidCredentials
+    /// same answer. `email` is the address tried; the message does not repeat it.
+    case invalidCredentials(email: String)
     /// The caller is known but may not do this: a key of the wrong role, a disabled account
     /// (403).
     case forbidden(detail: String)
@@ -89,34 +89,10 @@ extension ServerError: SignetError {
 
     public static let codeDomain = "server"
 
-    /// The code: the problem code's name, or `configuration`, which is never sent.
-    public var code: SignetErrorCode<ServerError> {
-        SignetErrorCode(problemCode?.rawValue ?? "configuration")
-    }
-
-    /// The problem code a client is answered with; nil for ``configuration(detail:)``, which
-    /// is never sent.
+    /// The problem code a client is answered with (the one named as the case); nil for
+    /// ``configuration(detail:)``, which is never sent.
     public var problemCode: ProblemCode? {
-        switch self {
-        case .badRequest: return .badRequest
-        case .unauthorized: return .unauthorized
-        case .sessionEnded: return .sessionEnded
-        case .invalidCredentials: return .invalidCredentials
-        case .forbidden: return .forbidden
-        case .revoked: return .revoked
-        case .notFound: return .notFound
-        case .conflict: return .conflict
-        case .payloadTooLarge: return .payloadTooLarge
-        case .unsupportedMediaType: return .unsupportedMediaType
-        case .unprocessable: return .unprocessable
-        case .rangeNotSatisfiable: return .rangeNotSatisfiable
-        case .rateLimited: return .rateLimited
-        case .wrongAuthority: return .wrongAuthority
-        case .requestTimeout: return .requestTimeout
-        case .overloaded: return .overloaded
-        case .unavailable: return .unavailable
-        case .configuration: return nil
-        }
+        ProblemCode(rawValue: code.name)
     }
 
     /// The HTTP status the error is answered with.

@@ -55,7 +55,7 @@ extension ServerRoutes {
             }
             guard let user, matches else {
                 try await attempt.failed()
-                throw ServerError.invalidCredentials
+                throw ServerError.invalidCredentials(email: forms[0])
             }
             try await attempt.succeeded()
             guard user.disabledAt == nil else { throw ServerError.forbidden(detail: "this account is disabled") }

@@ -38,10 +38,10 @@ public struct PinnedHTTPSClient: Sendable {
     }
 
     /// Sends `request` (its scheme must be `https`; its authority names host and port) with
-    /// `body`, and returns the response. A server that fails verification gives the
-    /// ``X509Error`` saying why; one that cannot be reached gives
-    /// ``X509Error/connectionFailed(host:detail:)``.
-    public func send(_ request: HTTPRequest, body: [UInt8]? = nil) async throws(X509Error) -> HTTPSResponse {
+    /// `body`, and returns the response. A server that fails verification gives
+    /// ``TLSError/untrusted(host:reason:)`` with the check's reason; one that cannot be reached
+    /// gives ``TLSError/connectionFailed(host:detail:)``.
+    public func send(_ request: HTTPRequest, body: [UInt8]? = nil) async throws(TLSError) -> HTTPSResponse {
         try await send(request, body: body, sink: nil)
     }
 
@@ -50,13 +50,13 @@ public struct PinnedHTTPSClient: Sendable {
     /// 1 MiB. ``timeout`` is the longest wait for the next bytes, however long the whole
     /// download takes. A connection that drops mid-body throws, after the bytes that came
     /// went to the sink.
-    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(X509Error) -> HTTPSResponse {
+    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(TLSError) -> HTTPSResponse {
         try await send(request, body: nil, sink: sink)
     }
 
-    private func send(_ request: HTTPRequest, body: [UInt8]?, sink: (any HTTPSBodySink)?) async throws(X509Error) -> HTTPSResponse {
+    private func send(_ request: HTTPRequest, body: [UInt8]?, sink: (any HTTPSBodySink)?) async throws(TLSError) -> HTTPSResponse {
         guard request.scheme?.lowercased() == "https", let authority = request.authority else {
-            throw X509Error.invalidArgument(detail: "a pinned request needs an https URL with a host")
+            throw TLSError.invalidArgument(detail: "a pinned request needs an https URL with a host")
         }
         let (host, port) = try Self.hostAndPort(authority, defaultPort: 443)
         let outcome = TLSVerificationOutcome()
@@ -64,7 +64,7 @@ public struct PinnedHTTPSClient: Sendable {
         do {
             context = try NIOSSLContext(configuration: PinnedTLS.clientConfiguration())
         } catch {
-            throw X509Error.connectionFailed(host: authority, detail: "TLS could not be set up: \(error)")
+            throw TLSError.connectionFailed(host: authority, detail: "TLS could not be set up: \(error)")
         }
         let group = MultiThreadedEventLoopGroup.singleton
         let loop = group.next()
@@ -89,7 +89,7 @@ public struct PinnedHTTPSClient: Sendable {
                 let detail = outcome.verifying
                     ? "no complete response within the timeout (the server's certificates were still being verified)" : "no complete response within the timeout"
                 outcome.cancelVerification()
-                promise.fail(X509Error.connectionFailed(host: authority, detail: detail))
+                promise.fail(TLSError.connectionFailed(host: authority, detail: detail))
                 channel.close(promise: nil)
             }
             defer { deadline?.cancel() }
@@ -99,9 +99,17 @@ public struct PinnedHTTPSClient: Sendable {
         } catch {
             promise.fail(error)
             outcome.cancelVerification()
-            if let verification = outcome.error { throw verification }
-            if let error = error as? X509Error { throw error }
-            throw X509Error.connectionFailed(host: authority, detail: Self.describe(error))
+            // A verification cancelled by the deadline or a closed connection is not a verdict:
+            // the connection's failure is reported.
+            switch outcome.error {
+            case nil, .verificationCancelled?: break
+            case let verification?: throw TLSError.untrusted(host: authority, reason: verification)
+            }
+            switch error as? TLSError {
+            case .connectionFailed(_, let detail)?: throw TLSError.connectionFailed(host: authority, detail: detail)
+            case let error?: throw error
+            case nil: throw TLSError.connectionFailed(host: authority, detail: Self.describe(error))
+            }
         }
     }
 
@@ -122,27 +130,27 @@ public struct PinnedHTTPSClient: Sendable {
     }
 
     /// Splits `host:port` (`[v6]:port`), with `defaultPort` when none is written.
-    public static func hostAndPort(_ authority: String, defaultPort: Int) throws(X509Error) -> (String, Int) {
+    public static func hostAndPort(_ authority: String, defaultPort: Int) throws(TLSError) -> (String, Int) {
         var host = Substring(authority)
         var port = defaultPort
         if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { throw X509Error.invalidArgument(detail: "\(authority): unclosed '['") }
+            guard let close = host.firstIndex(of: "]") else { throw TLSError.invalidArgument(detail: "\(authority): unclosed '['") }
             let rest = host[host.index(after: close)...]
             host = host[host.index(after: host.startIndex)..<close]
             if rest.hasPrefix(":") {
                 guard let value = Int(rest.dropFirst()), (1...65535).contains(value) else {
-                    throw X509Error.invalidArgument(detail: "\(authority): the port is not a number from 1 to 65535")
+                    throw TLSError.invalidArgument(detail: "\(authority): the port is not a number from 1 to 65535")
                 }
                 port = value
             }
         } else if let colon = host.lastIndex(of: ":") {
             guard let value = Int(host[host.index(after: colon)...]), (1...65535).contains(value) else {
-                throw X509Error.invalidArgument(detail: "\(authority): the port is not a number from 1 to 65535")
+                throw TLSError.invalidArgument(detail: "\(authority): the port is not a number from 1 to 65535")
             }
             port = value
             host = host[..<colon]
         }
-        guard !host.isEmpty else { throw X509Error.invalidArgument(detail: "\(authority): no host") }
+        guard !host.isEmpty else { throw TLSError.invalidArgument(detail: "\(authority): no host") }
         return (String(host), port)
     }
 
@@ -197,7 +205,7 @@ final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler {
         let promise = self.promise
         let channel = context.channel
         idle = context.eventLoop.scheduleTask(in: idleTimeout) {
-            promise.fail(X509Error.connectionFailed(host: "server", detail: "no data for \(idleTimeout.nanoseconds / 1_000_000_000) s"))
+            promise.fail(TLSError.connectionFailed(host: "server", detail: "no data for \(idleTimeout.nanoseconds / 1_000_000_000) s"))
             channel.close(promise: nil)
         }
     }
@@ -233,7 +241,7 @@ final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             guard body.count + buffer.readableBytes <= limit else {
-                fail(X509Error.connectionFailed(host: "server", detail: "the response is larger than \(limit) bytes"), context)
+                fail(TLSError.connectionFailed(host: "server", detail: "the response is larger than \(limit) bytes"), context)
                 return
             }
             body += buffer.readableBytesView
@@ -257,7 +265,7 @@ final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         idle?.cancel()
-        promise.fail(X509Error.connectionFailed(host: "server", detail: "the connection closed before a complete response"))
+        promise.fail(TLSError.connectionFailed(host: "server", detail: "the connection closed before a complete response"))
         context.fireChannelInactive()
     }
 }
@@ -267,7 +275,7 @@ final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler {
 public enum TLSProbe {
     /// The certificates `host:port` presents, leaf first. The handshake is always abandoned
     /// after they arrive, so no data is ever exchanged with an unverified server.
-    public static func presentedCertificates(host: String, port: Int, timeout: Duration = .seconds(15)) async throws(X509Error) -> [Certificate] {
+    public static func presentedCertificates(host: String, port: Int, timeout: Duration = .seconds(15)) async throws(TLSError) -> [Certificate] {
         let timeout = TimeAmount(timeout)
         let outcome = TLSVerificationOutcome()
         let name = "\(host):\(port)"
@@ -293,10 +301,10 @@ public enum TLSProbe {
             try? await channel.closeFuture.get()
             deadline.cancel()
         } catch {
-            if outcome.presented.isEmpty { throw X509Error.connectionFailed(host: name, detail: PinnedHTTPSClient.describe(error)) }
+            if outcome.presented.isEmpty { throw TLSError.connectionFailed(host: name, detail: PinnedHTTPSClient.describe(error)) }
         }
         guard !outcome.presented.isEmpty else {
-            throw X509Error.connectionFailed(host: name, detail: "the server presented no certificate")
+            throw TLSError.connectionFailed(host: name, detail: "the server presented no certificate")
         }
         return outcome.presented
     }

@@ -73,57 +73,7 @@ public enum VaultError: SignetError, Equatable {
     }
 }
 
-
-/// The stable codes of ``VaultError``: one per case, named after it.
-extension SignetErrorCode where Owner == VaultError {
-    /// There is no item for this service and account.
-    public static let itemNotFound = Self("itemNotFound")
-    /// An item for this service and account exists and adding was asked for, not replacing.
-    public static let duplicateItem = Self("duplicateItem")
-    /// The item exists but holds another kind of value (a password where a key was asked for).
-    public static let wrongKind = Self("wrongKind")
-    /// The vault was locked with ``Vault/lock()``; unlock it first.
-    public static let locked = Self("locked")
-    /// The passphrase or key file does not unlock the vault.
-    public static let wrongPassphrase = Self("wrongPassphrase")
-    /// The vault needs a credential that was not given (or was given one it does not use).
-    public static let credentialsRequired = Self("credentialsRequired")
-    /// The file is not a Signet vault at all.
-    public static let notAVault = Self("notAVault")
-    /// The vault is damaged or was tampered with; `detail` says where.
-    public static let corrupted = Self("corrupted")
-    /// `create` was asked for a path that already exists.
-    public static let vaultExists = Self("vaultExists")
-    /// There is no vault at the path.
-    public static let vaultMissing = Self("vaultMissing")
-    /// Another process held the vault's write lock for longer than the busy timeout.
-    public static let busy = Self("busy")
-    /// The file system or SQLite failed (permissions, a full disk, an I/O error).
-    public static let io = Self("io")
-    /// A name, secret or option is not acceptable.
-    public static let invalidArgument = Self("invalidArgument")
-}
-
 extension VaultError {
     /// The prefix of this module's codes in ``SignetErrorCode/description``.
     public static let codeDomain = "vault"
-
-    /// What went wrong, without the data: what callers and tests match on.
-    public var code: SignetErrorCode<VaultError> {
-        switch self {
-        case .itemNotFound: return .itemNotFound
-        case .duplicateItem: return .duplicateItem
-        case .wrongKind: return .wrongKind
-        case .locked: return .locked
-        case .wrongPassphrase: return .wrongPassphrase
-        case .credentialsRequired: return .credentialsRequired
-        case .notAVault: return .notAVault
-        case .corrupted: return .corrupted
-        case .vaultExists: return .vaultExists
-        case .vaultMissing: return .vaultMissing
-        case .busy: return .busy
-        case .io: return .io
-        case .invalidArgument: return .invalidArgument
-        }
-    }
 }

@@ -30,8 +30,6 @@ public enum X509Error: SignetError, Equatable {
     case macMismatch(source: String)
     /// The private key and the certificate do not belong together.
     case keyMismatch(detail: String)
-    /// A connection could not be made, or broke before the TLS handshake finished.
-    case connectionFailed(host: String, detail: String)
     /// Reading or writing a file failed.
     case io(path: String, detail: String)
 
@@ -51,7 +49,6 @@ public enum X509Error: SignetError, Equatable {
         case .pinSetInvalid(let source, let detail): return "\(source): pin set refused: \(detail)"
         case .macMismatch(let source): return "\(source): the MAC does not verify: wrong passphrase, or the file was altered"
         case .keyMismatch(let detail): return detail
-        case .connectionFailed(let host, let detail): return "\(host): \(detail)"
         case .io(let path, let detail): return "\(path): \(detail)"
         }
     }
@@ -63,66 +60,14 @@ public enum X509Error: SignetError, Equatable {
         case .signatureInvalid, .chainInvalid, .hostnameMismatch, .pathBuildingLimit, .pinMismatch, .macMismatch, .keyMismatch: return .checkFailed
         case .invalidArgument: return .usage
         case .malformed, .unsupported, .pinSetInvalid: return .malformedInput
-        case .connectionFailed, .io, .verificationCancelled: return .environment
+        case .io, .verificationCancelled: return .environment
         }
     }
-}
-
-/// The stable codes of ``X509Error``: one per case, named after it.
-extension SignetErrorCode where Owner == X509Error {
-    /// Not a certificate, CSR, chain or PKCS#12 file.
-    public static let malformed = Self("malformed")
-    /// Something Signet does not support.
-    public static let unsupported = Self("unsupported")
-    /// An argument is not acceptable.
-    public static let invalidArgument = Self("invalidArgument")
-    /// A signature does not verify.
-    public static let signatureInvalid = Self("signatureInvalid")
-    /// The chain does not validate.
-    public static let chainInvalid = Self("chainInvalid")
-    /// The leaf is not for the host.
-    public static let hostnameMismatch = Self("hostnameMismatch")
-    /// The path search did all the work it may.
-    public static let pathBuildingLimit = Self("pathBuildingLimit")
-    /// The validation was cancelled.
-    public static let verificationCancelled = Self("verificationCancelled")
-    /// No pinned key in the chain.
-    public static let pinMismatch = Self("pinMismatch")
-    /// A pin set refused on loading.
-    public static let pinSetInvalid = Self("pinSetInvalid")
-    /// A PKCS#12 MAC does not verify.
-    public static let macMismatch = Self("macMismatch")
-    /// Key and certificate do not belong together.
-    public static let keyMismatch = Self("keyMismatch")
-    /// No connection.
-    public static let connectionFailed = Self("connectionFailed")
-    /// A file could not be read or written.
-    public static let io = Self("io")
 }
 
 extension X509Error {
     /// The prefix of this module's codes in ``SignetErrorCode/description``.
     public static let codeDomain = "x509"
-
-    /// What went wrong, without the data: what callers and tests match on.
-    public var code: SignetErrorCode<X509Error> {
-        switch self {
-        case .malformed: return .malformed
-        case .unsupported: return .unsupported
-        case .invalidArgument: return .invalidArgument
-        case .signatureInvalid: return .signatureInvalid
-        case .chainInvalid: return .chainInvalid
-        case .hostnameMismatch: return .hostnameMismatch
-        case .pathBuildingLimit: return .pathBuildingLimit
-        case .verificationCancelled: return .verificationCancelled
-        case .pinMismatch: return .pinMismatch
-        case .pinSetInvalid: return .pinSetInvalid
-        case .macMismatch: return .macMismatch
-        case .keyMismatch: return .keyMismatch
-        case .connectionFailed: return .connectionFailed
-        case .io: return .io
-        }
-    }
 }
 
 extension X509Error {

@@ -66,9 +66,9 @@ struct AgeFormatTests {
     @Test("the encryptor refuses no recipient, and a passphrase with another recipient")
     func encryptorArguments() throws {
         let none = try thrown(AgeError.self) { try AgeEncryptor(recipients: []) }
-        expectError(none, is: .invalidArgument, mentioning: ["recipient"])
+        expectError(none, is: "invalidArgument", mentioning: ["recipient"])
         let mixed = try thrown(AgeError.self) { try AgeEncryptor(recipients: [PlainRecipient(passphrase: true), PlainRecipient()]) }
-        expectError(mixed, is: .invalidArgument, mentioning: ["passphrase"])
+        expectError(mixed, is: "invalidArgument", mentioning: ["passphrase"])
         _ = try AgeEncryptor(recipients: [PlainRecipient(passphrase: true)])
     }
 
@@ -94,18 +94,18 @@ struct AgeFormatTests {
     @Test("stanza bodies: padded, non-canonical, over 64 columns, without their short last line, or a short line too many")
     func bodyRules() throws {
         let key = HandMade.b64(HandMade.fileKey)  // 22 characters; the last has 4 unused bits
-        try expectRefusal(file(header: version + "-> test\n" + key + "==\n"), .malformedHeader, mentioning: ["base64"])
+        try expectRefusal(file(header: version + "-> test\n" + key + "==\n"), "malformedHeader", mentioning: ["base64"])
         var characters = Array(key.utf8)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
         characters[21] = alphabet[alphabet.firstIndex(of: characters[21])! | 1]
-        try expectRefusal(file(header: version + "-> test\n" + String(decoding: characters, as: UTF8.self) + "\n"), .malformedHeader, mentioning: ["canonical"])
+        try expectRefusal(file(header: version + "-> test\n" + String(decoding: characters, as: UTF8.self) + "\n"), "malformedHeader", mentioning: ["canonical"])
         let full = String(repeating: "A", count: 64)
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\n" + full + "AAAA\n\n"), .malformedHeader, mentioning: ["64"])
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\n" + full + "\n"), .malformedHeader, mentioning: ["shorter than 64"])
-        try expectRefusal(file(header: version + "-> x\n" + full + "\n" + HandMade.testStanza), .malformedHeader, mentioning: ["shorter than 64"])
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\nAAAA\nAAAA\n"), .malformedHeader, mentioning: ["stanza"])
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\n"), .malformedHeader)
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\nAAAA\rAAA\n"), .malformedHeader, mentioning: ["base64"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\n" + full + "AAAA\n\n"), "malformedHeader", mentioning: ["64"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\n" + full + "\n"), "malformedHeader", mentioning: ["shorter than 64"])
+        try expectRefusal(file(header: version + "-> x\n" + full + "\n" + HandMade.testStanza), "malformedHeader", mentioning: ["shorter than 64"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\nAAAA\nAAAA\n"), "malformedHeader", mentioning: ["stanza"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\n"), "malformedHeader")
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\nAAAA\rAAA\n"), "malformedHeader", mentioning: ["base64"])
         // A body that fills its lines ends with an empty line, and decodes.
         let ninetySix = version + HandMade.testStanza + "-> x\n" + full + "\n" + full + "\n\n"
         #expect(try AgeHeader.parse(file(header: ninetySix), source: "f").stanzas[1].body == [UInt8](repeating: 0, count: 96))
@@ -114,16 +114,16 @@ struct AgeFormatTests {
 
     @Test("stanza arguments: empty, non-VCHAR, none at all, over the line bound; every VCHAR is fine")
     func argumentRules() throws {
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> x  y\n\n"), .malformedHeader, mentioning: ["argument"])
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> x y \n\n"), .malformedHeader, mentioning: ["argument"])
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> x \u{E8}\n\n"), .malformedHeader, mentioning: ["argument"])
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\ty\n\n"), .malformedHeader, mentioning: ["argument"])
-        try expectRefusal(file(header: version + HandMade.testStanza + "->\n\n"), .malformedHeader, mentioning: ["argument"])
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> \n\n"), .malformedHeader, mentioning: ["argument"])
-        try expectRefusal(file(header: version + HandMade.testStanza + "->x\n\n"), .malformedHeader)
-        try expectRefusal(file(header: version + HandMade.testStanza + "-- x\n\n"), .malformedHeader, mentioning: ["stanza"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> x  y\n\n"), "malformedHeader", mentioning: ["argument"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> x y \n\n"), "malformedHeader", mentioning: ["argument"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> x \u{E8}\n\n"), "malformedHeader", mentioning: ["argument"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> x\ty\n\n"), "malformedHeader", mentioning: ["argument"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "->\n\n"), "malformedHeader", mentioning: ["argument"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> \n\n"), "malformedHeader", mentioning: ["argument"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "->x\n\n"), "malformedHeader")
+        try expectRefusal(file(header: version + HandMade.testStanza + "-- x\n\n"), "malformedHeader", mentioning: ["stanza"])
         let long = String(repeating: "a", count: AgeHeader.maximumArgumentLineLength)
-        try expectRefusal(file(header: version + HandMade.testStanza + "-> x " + long + "\n\n"), .malformedHeader, mentioning: ["longer than"])
+        try expectRefusal(file(header: version + HandMade.testStanza + "-> x " + long + "\n\n"), "malformedHeader", mentioning: ["longer than"])
         let visible = (0x21...0x7E).map { String(UnicodeScalar(UInt8($0))) }.joined()
         let grease = version + "-> " + visible + " " + visible + "\n\n" + HandMade.testStanza
         #expect(try AgeDecryptor(identities: [PlainIdentity()]).decrypt(file(header: grease), source: "f") == Array("age".utf8))
@@ -131,21 +131,21 @@ struct AgeFormatTests {
 
     @Test("the version line, CR LF, no stanza, too many stanzas, a header over its size bound")
     func headerShape() throws {
-        try expectRefusal([], .malformedHeader, mentioning: ["empty"])
-        try expectRefusal(file(header: "age-encryption.org/v2\n" + HandMade.testStanza), .unsupported, mentioning: ["v2"])
-        try expectRefusal(file(header: "age-encryption.org/v1 \n" + HandMade.testStanza), .malformedHeader, mentioning: ["line 1"])
-        try expectRefusal(file(header: "age-encryption.org/v1\r\n" + HandMade.testStanza), .malformedHeader, mentioning: ["CR"])
+        try expectRefusal([], "malformedHeader", mentioning: ["empty"])
+        try expectRefusal(file(header: "age-encryption.org/v2\n" + HandMade.testStanza), "unsupported", mentioning: ["v2"])
+        try expectRefusal(file(header: "age-encryption.org/v1 \n" + HandMade.testStanza), "malformedHeader", mentioning: ["line 1"])
+        try expectRefusal(file(header: "age-encryption.org/v1\r\n" + HandMade.testStanza), "malformedHeader", mentioning: ["CR"])
         let crlf = (version + HandMade.testStanza).replacingOccurrences(of: "\n", with: "\r\n")
-        try expectRefusal(file(header: crlf), .malformedHeader)
-        try expectRefusal(file(header: version), .malformedHeader, mentioning: ["no recipient stanza"])
+        try expectRefusal(file(header: crlf), "malformedHeader")
+        try expectRefusal(file(header: version), "malformedHeader", mentioning: ["no recipient stanza"])
         let many = version + HandMade.testStanza + String(repeating: "-> x\n\n", count: AgeHeader.maximumStanzas)
-        try expectRefusal(file(header: many), .malformedHeader, mentioning: ["\(AgeHeader.maximumStanzas) stanzas"])
+        try expectRefusal(file(header: many), "malformedHeader", mentioning: ["\(AgeHeader.maximumStanzas) stanzas"])
         let bulky = String(repeating: String(repeating: "A", count: 64) + "\n", count: 200) + "\n"
         let huge = version + HandMade.testStanza + String(repeating: "-> x\n" + bulky, count: 90)
-        try expectRefusal(file(header: huge), .malformedHeader, mentioning: ["larger than \(AgeHeader.maximumSize)"])
+        try expectRefusal(file(header: huge), "malformedHeader", mentioning: ["larger than \(AgeHeader.maximumSize)"])
         // Binary garbage and a truncated header.
-        try expectRefusal(patternBytes(300_000), .malformedHeader)
-        try expectRefusal(Array(HandMade.standardHeader.prefix(30)), .malformedHeader)
+        try expectRefusal(patternBytes(300_000), "malformedHeader")
+        try expectRefusal(Array(HandMade.standardHeader.prefix(30)), "malformedHeader")
     }
 
     @Test("the MAC line: missing, no space, two spaces, trailing space, truncated, padded, non-canonical")
@@ -154,40 +154,40 @@ struct AgeFormatTests {
         let payload = HandMade.payload([(Array("age".utf8), true)])
         let mac = HandMade.b64(HandMade.mac(over: body + Array("---".utf8)))
         func variant(_ line: String) -> [UInt8] { body + Array(line.utf8) + payload }
-        try expectRefusal(body, .malformedHeader, mentioning: ["MAC"])
-        try expectRefusal(variant("---" + mac + "\n"), .malformedHeader, mentioning: ["MAC"])
-        try expectRefusal(variant("---  " + mac + "\n"), .malformedHeader, mentioning: ["MAC"])
-        try expectRefusal(variant("--- " + mac + " \n"), .malformedHeader, mentioning: ["MAC"])
-        try expectRefusal(variant("--- " + String(mac.prefix(20)) + "\n"), .malformedHeader, mentioning: ["MAC"])
-        try expectRefusal(variant("--- " + mac + "=\n"), .malformedHeader, mentioning: ["MAC"])
-        try expectRefusal(variant("--- " + mac + "AAA\n"), .malformedHeader, mentioning: ["MAC"])
-        try expectRefusal(variant("---\n"), .malformedHeader, mentioning: ["MAC"])
+        try expectRefusal(body, "malformedHeader", mentioning: ["MAC"])
+        try expectRefusal(variant("---" + mac + "\n"), "malformedHeader", mentioning: ["MAC"])
+        try expectRefusal(variant("---  " + mac + "\n"), "malformedHeader", mentioning: ["MAC"])
+        try expectRefusal(variant("--- " + mac + " \n"), "malformedHeader", mentioning: ["MAC"])
+        try expectRefusal(variant("--- " + String(mac.prefix(20)) + "\n"), "malformedHeader", mentioning: ["MAC"])
+        try expectRefusal(variant("--- " + mac + "=\n"), "malformedHeader", mentioning: ["MAC"])
+        try expectRefusal(variant("--- " + mac + "AAA\n"), "malformedHeader", mentioning: ["MAC"])
+        try expectRefusal(variant("---\n"), "malformedHeader", mentioning: ["MAC"])
         var characters = Array(mac.utf8)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
         characters[42] = alphabet[alphabet.firstIndex(of: characters[42])! ^ 1]  // the last character's unused bit
-        try expectRefusal(variant("--- " + String(decoding: characters, as: UTF8.self) + "\n"), .malformedHeader, mentioning: ["canonical"])
+        try expectRefusal(variant("--- " + String(decoding: characters, as: UTF8.self) + "\n"), "malformedHeader", mentioning: ["canonical"])
         #expect(try AgeDecryptor(identities: [PlainIdentity()]).decrypt(variant("--- " + mac + "\n"), source: "f") == Array("age".utf8))
     }
 
     @Test("a wrong MAC and an altered header are refused before the payload is touched")
     func macMismatch() throws {
         let wrongKey = HandMade.header(version + HandMade.testStanza, macKey: [UInt8](repeating: 9, count: 16))
-        try expectRefusal(wrongKey + HandMade.payload([(Array("age".utf8), true)]), .headerMACMismatch)
+        try expectRefusal(wrongKey + HandMade.payload([(Array("age".utf8), true)]), "headerMACMismatch")
         // A stanza added after the MAC was computed; the payload is garbage, which is never reached.
         let original = HandMade.standardHeader
         let cut = original.count - 48
         let altered = Array(original[0..<cut]) + Array("-> grease\n\n".utf8) + Array(original[cut...])
-        try expectRefusal(altered + patternBytes(100), .headerMACMismatch)
+        try expectRefusal(altered + patternBytes(100), "headerMACMismatch")
     }
 
     @Test("scrypt stanzas stand alone; no matching identity names the stanza types; the nonce must be whole")
     func stanzaSetRules() throws {
         let scrypt = "-> scrypt AAAAAAAAAAAAAAAAAAAAAA 10\n" + HandMade.b64([UInt8](repeating: 0, count: 32)) + "\n"
-        try expectRefusal(file(header: version + scrypt + HandMade.testStanza), .malformedHeader, mentioning: ["scrypt"])
-        try expectRefusal(file(header: version + "-> other one\n\n-> X25519 abc\n\n"), .noMatchingIdentity, mentioning: ["other", "X25519"])
-        try expectRefusal(HandMade.file([(Array("age".utf8), true)]), .noMatchingIdentity, mentioning: ["no identity"], identities: [])
-        try expectRefusal(HandMade.standardHeader, .malformedHeader, mentioning: ["nonce"])
-        try expectRefusal(HandMade.standardHeader + Array(HandMade.nonce.prefix(12)), .malformedHeader, mentioning: ["nonce"])
+        try expectRefusal(file(header: version + scrypt + HandMade.testStanza), "malformedHeader", mentioning: ["scrypt"])
+        try expectRefusal(file(header: version + "-> other one\n\n-> X25519 abc\n\n"), "noMatchingIdentity", mentioning: ["other", "X25519"])
+        try expectRefusal(HandMade.file([(Array("age".utf8), true)]), "noMatchingIdentity", mentioning: ["no identity"], identities: [])
+        try expectRefusal(HandMade.standardHeader, "malformedHeader", mentioning: ["nonce"])
+        try expectRefusal(HandMade.standardHeader + Array(HandMade.nonce.prefix(12)), "malformedHeader", mentioning: ["nonce"])
     }
 
     // MARK: Payload rules
@@ -202,7 +202,7 @@ struct AgeFormatTests {
             let cut = Array(file[0..<(start + boundary * sealed)])
             let outcome = streamingDecrypt(cut)
             let error = try #require(outcome.error)
-            expectError(error, is: .payloadInvalid, mentioning: [boundary == 0 ? "no chunk" : "not flagged last"])
+            expectError(error, is: "payloadInvalid", mentioning: [boundary == 0 ? "no chunk" : "not flagged last"])
             #expect(outcome.written == Array(plaintext.prefix(boundary * Self.chunk)))
         }
         for chunkIndex in 0...3 {
@@ -210,7 +210,7 @@ struct AgeFormatTests {
             for inside in [1, 15, 16, 17, length / 2, length - 1] {
                 let outcome = streamingDecrypt(Array(file[0..<(start + chunkIndex * sealed + inside)]))
                 let error = try #require(outcome.error)
-                expectError(error, is: .payloadInvalid, mentioning: ["chunk \(chunkIndex + 1)"])
+                expectError(error, is: "payloadInvalid", mentioning: ["chunk \(chunkIndex + 1)"])
                 #expect(outcome.written == Array(plaintext.prefix(chunkIndex * Self.chunk)))
             }
         }
@@ -220,13 +220,13 @@ struct AgeFormatTests {
     func lastFlags() throws {
         let full = patternBytes(Self.chunk)
         let short = Array("tail".utf8)
-        try expectRefusal(HandMade.file([(short, false)]), .payloadInvalid, mentioning: ["not flagged last"])
-        try expectRefusal(HandMade.file([(full, false), (short, false)]), .payloadInvalid, mentioning: ["not flagged last"])
-        try expectRefusal(HandMade.file([(full, false)]), .payloadInvalid, mentioning: ["not flagged last"])
-        try expectRefusal(HandMade.file([(full, true), (short, true)]), .payloadInvalid, mentioning: ["flagged last"])
-        try expectRefusal(HandMade.file([(full, true), (short, false)]), .payloadInvalid, mentioning: ["flagged last"])
-        try expectRefusal(HandMade.file([(short, true), (short, true)]), .payloadInvalid, mentioning: ["authenticate"])
-        try expectRefusal(HandMade.file([(full, false), ([], true)]), .payloadInvalid, mentioning: ["empty"])
+        try expectRefusal(HandMade.file([(short, false)]), "payloadInvalid", mentioning: ["not flagged last"])
+        try expectRefusal(HandMade.file([(full, false), (short, false)]), "payloadInvalid", mentioning: ["not flagged last"])
+        try expectRefusal(HandMade.file([(full, false)]), "payloadInvalid", mentioning: ["not flagged last"])
+        try expectRefusal(HandMade.file([(full, true), (short, true)]), "payloadInvalid", mentioning: ["flagged last"])
+        try expectRefusal(HandMade.file([(full, true), (short, false)]), "payloadInvalid", mentioning: ["flagged last"])
+        try expectRefusal(HandMade.file([(short, true), (short, true)]), "payloadInvalid", mentioning: ["authenticate"])
+        try expectRefusal(HandMade.file([(full, false), ([], true)]), "payloadInvalid", mentioning: ["empty"])
         // What the spec allows: an empty file's single empty chunk, and a full final chunk.
         let decryptor = AgeDecryptor(identities: [PlainIdentity()])
         #expect(try decryptor.decrypt(HandMade.file([([], true)]), source: "f").isEmpty)
@@ -241,23 +241,23 @@ struct AgeFormatTests {
         let sealed = Self.chunk + 16
         for extra in [1, 15, 16, 17, 1000] {
             let outcome = streamingDecrypt(file + patternBytes(extra, seed: 3))
-            expectError(try #require(outcome.error), is: .payloadInvalid, mentioning: ["data follows chunk 3"])
+            expectError(try #require(outcome.error), is: "payloadInvalid", mentioning: ["data follows chunk 3"])
         }
         let small = try AgeEncryptor(recipients: [PlainRecipient()]).encrypt(Array("short".utf8))
-        try expectRefusal(small + [0], .payloadInvalid, mentioning: ["authenticate"])
+        try expectRefusal(small + [0], "payloadInvalid", mentioning: ["authenticate"])
 
         var swapped = file
         swapped.replaceSubrange((start + sealed)..<(start + 2 * sealed), with: file[start..<(start + sealed)])
         let reordered = streamingDecrypt(swapped)
-        expectError(try #require(reordered.error), is: .payloadInvalid, mentioning: ["chunk 2"])
+        expectError(try #require(reordered.error), is: "payloadInvalid", mentioning: ["chunk 2"])
         #expect(reordered.written == Array(plaintext.prefix(Self.chunk)))
 
         let altered = streamingDecrypt(TestBytes.flipped(file, at: start + sealed + 500))
-        expectError(try #require(altered.error), is: .payloadInvalid, mentioning: ["chunk 2"])
+        expectError(try #require(altered.error), is: "payloadInvalid", mentioning: ["chunk 2"])
         #expect(altered.written == Array(plaintext.prefix(Self.chunk)))
 
         let nonce = streamingDecrypt(TestBytes.flipped(file, at: start - 1))
-        expectError(try #require(nonce.error), is: .payloadInvalid, mentioning: ["chunk 1"])
+        expectError(try #require(nonce.error), is: "payloadInvalid", mentioning: ["chunk 1"])
         #expect(nonce.written.isEmpty)
     }
 

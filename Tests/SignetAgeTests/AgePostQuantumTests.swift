@@ -41,7 +41,7 @@ import Testing
         #expect(stanzas[0].body.count == 32)
         #expect(try AgeDecryptor(identities: [identity]).decrypt(file, source: "f") == Array("post-quantum".utf8))
         let other = try MLKEM768X25519Identity.generate()
-        #expect(try thrown(AgeError.self) { _ = try AgeDecryptor(identities: [other]).decrypt(file, source: "f") }.code == .noMatchingIdentity)
+        #expect(try thrown(AgeError.self) { _ = try AgeDecryptor(identities: [other]).decrypt(file, source: "f") }.code == "noMatchingIdentity")
     }
 
     @Test("post-quantum recipients are not mixed with classical ones")
@@ -49,7 +49,7 @@ import Testing
         let pq = try MLKEM768X25519Identity.generate().recipient
         let classical = X25519Identity.generate().recipient
         let error = try thrown(AgeError.self) { _ = try AgeEncryptor(recipients: [pq, classical]) }
-        #expect(error.code == .invalidArgument && error.description.contains("post-quantum"), "\(error)")
+        #expect(error.code == "invalidArgument" && error.description.contains("post-quantum"), "\(error)")
         _ = try AgeEncryptor(recipients: [pq, try MLKEM768X25519Identity.generate().recipient])
     }
 
@@ -62,7 +62,7 @@ import Testing
         let stanza = AgeStanza(
             type: "mlkem768x25519", arguments: arguments.map { $0 == "ENC" ? encapsulated : $0 }, body: [UInt8](repeating: 0, count: bodyCount))
         let error = try thrown(AgeError.self) { _ = try identity.unwrap(stanzas: [stanza], source: "f") }
-        #expect(error.code == .malformedHeader && error.description.contains(mentioning), "\(error)")
+        #expect(error.code == "malformedHeader" && error.description.contains(mentioning), "\(error)")
     }
 
     @Test("the low-order probe: 0, 1 and the order-8 points are low order; a real key is not")

@@ -37,7 +37,7 @@ struct AgeScryptTests {
         for passphrase in ["correct horse battery stapler", ""] {
             let identity = ScryptIdentity(passphrase: F.secret(passphrase))
             let error = try thrown(AgeError.self) { try identity.unwrap(stanzas: [F.scryptStanza()], source: "secret.age") }
-            expectError(error, is: .wrongPassphrase, mentioning: ["secret.age"])
+            expectError(error, is: "wrongPassphrase", mentioning: ["secret.age"])
         }
     }
 
@@ -45,7 +45,7 @@ struct AgeScryptTests {
     func workFactorBound() throws {
         let low = ScryptIdentity(passphrase: F.secret(F.passphrase), maximumLogN: 9)
         let error = try thrown(AgeError.self) { try low.unwrap(stanzas: [F.scryptStanza()], source: "slow.age") }
-        expectError(error, is: .workFactorTooHigh, mentioning: ["slow.age", "2^10", "2^9"])
+        expectError(error, is: "workFactorTooHigh", mentioning: ["slow.age", "2^10", "2^9"])
         #expect(error == .workFactorTooHigh(source: "slow.age", logN: 10, maximum: 9))
 
         // Refused by the bound: were it not, scrypt itself would refuse 2^40 at once rather
@@ -55,7 +55,7 @@ struct AgeScryptTests {
         for logN in ["40", "123456789012345678901234567890"] {
             let stanza = F.scryptStanza(arguments: [F.scryptSalt, logN])
             let error = try thrown(AgeError.self) { try standard.unwrap(stanzas: [stanza], source: "huge.age") }
-            expectError(error, is: .workFactorTooHigh, mentioning: ["huge.age", "2^20"])
+            expectError(error, is: "workFactorTooHigh", mentioning: ["huge.age", "2^20"])
         }
     }
 
@@ -85,7 +85,7 @@ struct AgeScryptTests {
         }
         for (stanza, fragment) in cases {
             let error = try thrown(AgeError.self) { try identity.unwrap(stanzas: [stanza], source: "bad.age") }
-            expectError(error, is: .malformedHeader, mentioning: ["bad.age", fragment])
+            expectError(error, is: "malformedHeader", mentioning: ["bad.age", fragment])
         }
     }
 
@@ -94,7 +94,7 @@ struct AgeScryptTests {
         let identity = ScryptIdentity(passphrase: F.secret(F.passphrase))
         for stanzas in [[F.scryptStanza(), F.x25519Stanza()], [F.x25519Stanza(), F.scryptStanza()], [F.scryptStanza(), F.scryptStanza()]] {
             let error = try thrown(AgeError.self) { try identity.unwrap(stanzas: stanzas, source: "mixed.age") }
-            expectError(error, is: .malformedHeader, mentioning: ["mixed.age", "only stanza"])
+            expectError(error, is: "malformedHeader", mentioning: ["mixed.age", "only stanza"])
         }
         #expect(try identity.unwrap(stanzas: [F.x25519Stanza()], source: "x.age") == nil)
         #expect(try identity.unwrap(stanzas: [], source: "x.age") == nil)
@@ -103,10 +103,10 @@ struct AgeScryptTests {
     @Test("a recipient refuses an empty passphrase and work factors age does not allow")
     func recipientArguments() throws {
         let empty = try thrown(AgeError.self) { try ScryptRecipient(passphrase: SecretBytes([UInt8]())) }
-        expectError(empty, is: .invalidArgument, mentioning: ["empty"])
+        expectError(empty, is: "invalidArgument", mentioning: ["empty"])
         for logN in [0, 31, -1] {
             let error = try thrown(AgeError.self) { try ScryptRecipient(passphrase: F.secret("x"), logN: logN) }
-            expectError(error, is: .invalidArgument, mentioning: ["2^\(logN)"])
+            expectError(error, is: "invalidArgument", mentioning: ["2^\(logN)"])
         }
         #expect(try ScryptRecipient(passphrase: F.secret("x")).logN == 18)
     }

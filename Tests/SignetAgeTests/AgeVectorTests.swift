@@ -128,23 +128,23 @@ struct AgeVectorTests {
             let expected = try TestVectors.bytes(hex: try #require(vector.payloadHash))
             #expect(released == expected, "the plaintext differs")
         case "payload failure":
-            #expect(code == .payloadInvalid, "\(got)")
+            #expect(code == "payloadInvalid", "\(got)")
             if let hash = vector.payloadHash {
                 let expected = try TestVectors.bytes(hex: hash)
                 #expect(released == expected, "released \(outcome.written.count) bytes, not the authenticated prefix")
             }
         case "HMAC failure":
-            #expect(code == .headerMACMismatch, "\(got)")
+            #expect(code == "headerMACMismatch", "\(got)")
             #expect(outcome.written.isEmpty)
         case "header failure":
-            let codes: [SignetErrorCode<AgeError>] = [.malformedHeader, .unsupported, .workFactorTooHigh]
+            let codes: [SignetErrorCode<AgeError>] = ["malformedHeader", "unsupported", "workFactorTooHigh"]
             let matched = code.map { codes.contains($0) } ?? false
             #expect(matched, "\(got)")
             #expect(outcome.written.isEmpty)
         case "armor failure":
-            #expect(code == .malformedHeader, "\(got)")
+            #expect(code == "malformedHeader", "\(got)")
         case "no match":
-            let codes: [SignetErrorCode<AgeError>] = [.noMatchingIdentity, .wrongPassphrase]
+            let codes: [SignetErrorCode<AgeError>] = ["noMatchingIdentity", "wrongPassphrase"]
             let matched = code.map { codes.contains($0) } ?? false
             #expect(matched, "\(got)")
             #expect(outcome.written.isEmpty)

@@ -53,7 +53,7 @@ import Testing
             try AtomicFile.write(Array("replacement\n".utf8), to: path, permissions: .privateToOwner, overwrite: false)
         }
         #expect(error == .outputExists(path: path))
-        KeyTestSupport.check(error, is: .outputExists, mentioning: path, "already exists")
+        KeyTestSupport.check(error, is: "outputExists", mentioning: path, "already exists")
         #expect(error.category == .usage)
         #expect(try folder.read("key.pem") == original)
         #expect(try folder.contents() == ["key.pem"], "the temporary file is removed after a refusal")
@@ -111,7 +111,7 @@ import Testing
                 try AtomicFile.write(Array("x".utf8), to: path, permissions: .privateToOwner, overwrite: overwrite)
             }
             #expect(error == .io(path: path, detail: "no such file or directory"))
-            KeyTestSupport.check(error, is: .io, mentioning: path)
+            KeyTestSupport.check(error, is: "io", mentioning: path)
             #expect(error.category == .environment)
         }
         #expect(try folder.contents().isEmpty)
@@ -126,7 +126,7 @@ import Testing
             let error = try KeyTestSupport.thrown {
                 try AtomicFile.write(Array("x".utf8), to: folder.file("out"), permissions: .standard, overwrite: overwrite)
             }
-            let expected: SignetErrorCode<SignetCoreError> = overwrite ? .io : .outputExists
+            let expected: SignetErrorCode<SignetCoreError> = overwrite ? "io" : "outputExists"
             #expect(error.code == expected, "overwrite: \(overwrite)")
             #expect(error.description.contains(folder.file("out")))
         }

@@ -98,7 +98,7 @@ enum FixtureFingerprint {
         #expect(publicKey == key.publicKey)
 
         let noPassphrase = try KeyTestSupport.thrown { try KeySourceResolver().privateKey(path: path) }
-        KeyTestSupport.check(noPassphrase, is: .passphraseUnavailable, mentioning: path, "encrypted")
+        KeyTestSupport.check(noPassphrase, is: "passphraseUnavailable", mentioning: path, "encrypted")
         let wrong = try KeyTestSupport.thrown { try KeySourceResolver(passphrases: Fixed(text: "nope")).privateKey(path: path) }
         #expect(wrong == .wrongPassphrase(source: path))
     }
@@ -124,7 +124,7 @@ enum FixtureFingerprint {
         let error = try KeyTestSupport.thrown {
             try verifier.verify(signature: signature, message: TestBytes.flipped(message, at: 0))
         }
-        #expect(error.code == .signatureInvalid)
+        #expect(error.code == "signatureInvalid")
     }
 
     @Test("signatures by both sides are byte-identical where the algorithm is deterministic", arguments: [
@@ -145,7 +145,7 @@ enum FixtureFingerprint {
         let signature = try KeyTestSupport.fixture("message.rsa-pss-sha256-maxsalt.sig")
         let message = try KeyTestSupport.fixture("message.txt")
         let error = try KeyTestSupport.thrown { try verifier.verify(signature: signature, message: message) }
-        KeyTestSupport.check(error, is: .signatureInvalid, mentioning: "rsa-pss-sha256", "rsa_pss_saltlen:digest")
+        KeyTestSupport.check(error, is: "signatureInvalid", mentioning: "rsa-pss-sha256", "rsa_pss_saltlen:digest")
         #expect(error.category == .checkFailed)
     }
 }

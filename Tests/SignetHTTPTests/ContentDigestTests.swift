@@ -52,24 +52,24 @@ struct MalformedDigestCase: Sendable, CustomTestStringConvertible {
     static let sha512OfSample = "WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew=="
 
     static let all: [MalformedDigestCase] = [
-        MalformedDigestCase(name: "a bare byte sequence, not a dictionary", value: ":\(sha256OfSample):", expected: .malformedField),
-        MalformedDigestCase(name: "an unterminated byte sequence", value: "sha-256=:\(sha256OfSample)", expected: .malformedField),
-        MalformedDigestCase(name: "sha-256 with 64 bytes", value: "sha-256=:\(sha512OfSample):", expected: .malformedField),
-        MalformedDigestCase(name: "sha-512 with 32 bytes", value: "sha-512=:\(sha256OfSample):", expected: .malformedField),
-        MalformedDigestCase(name: "sha-256 as a string", value: "sha-256=\"\(sha256OfSample)\"", expected: .malformedField),
-        MalformedDigestCase(name: "sha-256 as an integer", value: "sha-256=42", expected: .malformedField),
-        MalformedDigestCase(name: "sha-256 as a bare key (true)", value: "sha-256", expected: .malformedField),
-        MalformedDigestCase(name: "sha-256 as an inner list", value: "sha-256=(:\(sha256OfSample):)", expected: .malformedField),
-        MalformedDigestCase(name: "sha-256 with an empty byte sequence", value: "sha-256=::", expected: .malformedField),
+        MalformedDigestCase(name: "a bare byte sequence, not a dictionary", value: ":\(sha256OfSample):", expected: "malformedField"),
+        MalformedDigestCase(name: "an unterminated byte sequence", value: "sha-256=:\(sha256OfSample)", expected: "malformedField"),
+        MalformedDigestCase(name: "sha-256 with 64 bytes", value: "sha-256=:\(sha512OfSample):", expected: "malformedField"),
+        MalformedDigestCase(name: "sha-512 with 32 bytes", value: "sha-512=:\(sha256OfSample):", expected: "malformedField"),
+        MalformedDigestCase(name: "sha-256 as a string", value: "sha-256=\"\(sha256OfSample)\"", expected: "malformedField"),
+        MalformedDigestCase(name: "sha-256 as an integer", value: "sha-256=42", expected: "malformedField"),
+        MalformedDigestCase(name: "sha-256 as a bare key (true)", value: "sha-256", expected: "malformedField"),
+        MalformedDigestCase(name: "sha-256 as an inner list", value: "sha-256=(:\(sha256OfSample):)", expected: "malformedField"),
+        MalformedDigestCase(name: "sha-256 with an empty byte sequence", value: "sha-256=::", expected: "malformedField"),
         MalformedDigestCase(
-            name: "sha-256 twice (a checker could read either)", value: "sha-256=:\(sha256OfSample):, sha-256=:\(sha256OfSample):", expected: .malformedField),
+            name: "sha-256 twice (a checker could read either)", value: "sha-256=:\(sha256OfSample):, sha-256=:\(sha256OfSample):", expected: "malformedField"),
         // RFC 9530 B.5/B.6/B.11/C.1 print this value with one '=' too many (see the vector file).
         MalformedDigestCase(
-            name: "the RFC's misprinted extra padding", value: "sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg==:", expected: .malformedField),
-        MalformedDigestCase(name: "only unknown algorithms", value: "md5=:Sd/dVLAcvNLSq16eXua5uQ==:, crc32c=:Q3lHIA==:", expected: .contentDigest),
-        MalformedDigestCase(name: "an empty field", value: "", expected: .contentDigest),
+            name: "the RFC's misprinted extra padding", value: "sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg==:", expected: "malformedField"),
+        MalformedDigestCase(name: "only unknown algorithms", value: "md5=:Sd/dVLAcvNLSq16eXua5uQ==:, crc32c=:Q3lHIA==:", expected: "contentDigest"),
+        MalformedDigestCase(name: "an empty field", value: "", expected: "contentDigest"),
         MalformedDigestCase(
-            name: "more than 4096 bytes", value: "sha-256=:\(sha256OfSample):, x=" + String(repeating: "a", count: 4096), expected: .tooLarge),
+            name: "more than 4096 bytes", value: "sha-256=:\(sha256OfSample):, x=" + String(repeating: "a", count: 4096), expected: "tooLarge"),
     ]
 }
 
@@ -97,7 +97,7 @@ struct ContentDigestTests {
         let error = try #require(throws: HTTPSignatureError.self) {
             try ContentDigest.verify(fieldValue: vector.digestHeaderValue, body: body + [0x0A])
         }
-        #expect(error.code == .contentDigest)
+        #expect(error.code == "contentDigest")
     }
 
     @Test(
@@ -105,7 +105,7 @@ struct ContentDigestTests {
         arguments: try RFC9530File.load().vectors.filter({ !$0.isSupported }))
     func unsupportedAlgorithm(_ vector: RFC9530Vector) throws {
         let alone = try #require(throws: HTTPSignatureError.self) { try ContentDigest.parse(vector.digestHeaderValue) }
-        #expect(alone.code == .contentDigest)
+        #expect(alone.code == "contentDigest")
         let body = try vector.bodyBytes
         let sha256 = ContentDigest.fieldValue(for: body, algorithm: .sha256)
         for mixed in [vector.digestHeaderValue + ", " + sha256, sha256 + ", " + vector.digestHeaderValue] {
@@ -113,7 +113,7 @@ struct ContentDigestTests {
             try ContentDigest.verify(fieldValue: mixed, body: body)
             // The known digest still catches other content.
             let error = try #require(throws: HTTPSignatureError.self) { try ContentDigest.verify(fieldValue: mixed, body: body + [0x20]) }
-            #expect(error.code == .contentDigest)
+            #expect(error.code == "contentDigest")
         }
     }
 
@@ -138,7 +138,7 @@ struct ContentDigestTests {
         // sha-256 right, sha-512 of other content: refused.
         let halfRight = ContentDigest.fieldValue(for: body, algorithm: .sha256) + ", " + ContentDigest.fieldValue(for: body + [1], algorithm: .sha512)
         let error = try #require(throws: HTTPSignatureError.self) { try ContentDigest.verify(fieldValue: halfRight, body: body) }
-        #expect(error.code == .contentDigest)
+        #expect(error.code == "contentDigest")
     }
 
     @Test("streaming in odd-sized pieces gives the one-shot digests (and python3 hashlib's)")
@@ -186,13 +186,13 @@ struct ContentDigestTests {
         let wrong = try #require(throws: HTTPSignatureError.self) {
             try ContentDigest.verify(fieldValue: ContentDigest.fieldValue(for: other), body: body)
         }
-        #expect(wrong.code == .contentDigest)
+        #expect(wrong.code == "contentDigest")
 
         let stated = try ContentDigest.parse(HTTPTestSupport.sampleBodyContentDigest)
         var only256 = ContentDigest.Hasher(algorithms: [.sha256])
         only256.update(body)
         let notComputed = try #require(throws: HTTPSignatureError.self) { try ContentDigest.verify(stated: stated, computed: only256.finalize()) }
-        #expect(notComputed.code == .contentDigest)
+        #expect(notComputed.code == "contentDigest")
         var both = ContentDigest.Hasher()
         both.update(body)
         try ContentDigest.verify(stated: stated, computed: both.finalize())
@@ -207,10 +207,10 @@ struct ContentDigestTests {
     func malformed(_ c: MalformedDigestCase) throws {
         let error = try #require(throws: HTTPSignatureError.self) { try ContentDigest.parse(c.value) }
         #expect(error.code == c.expected, "got \(error)")
-        if c.expected == .malformedField {
+        if c.expected == "malformedField" {
             #expect(error.malformedFieldName == "Content-Digest")
         }
-        if c.expected == .tooLarge {
+        if c.expected == "tooLarge" {
             #expect(error == .tooLarge(what: "the Content-Digest field", limit: 4096))
         }
         // verify(fieldValue:body:) refuses it the same way.

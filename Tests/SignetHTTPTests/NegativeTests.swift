@@ -79,9 +79,9 @@ struct NegativeTests {
         let signed = try await Self.signed(fixture)
         let verifier = Self.verifier(fixture)
         let other = try await HTTPTestSupport.thrown { try await verifier.verify(signed, body: Self.otherBody) }
-        #expect(other.code == .contentDigest)
+        #expect(other.code == "contentDigest")
         let dropped = try await HTTPTestSupport.thrown { try await verifier.verify(signed, body: nil) }
-        #expect(dropped.code == .contentDigest)
+        #expect(dropped.code == "contentDigest")
         var rewritten = signed
         rewritten.headerFields[.contentDigest] = ContentDigest.fieldValue(for: Self.otherBody)
         let resigned = try await HTTPTestSupport.thrown { try await verifier.verify(rewritten, body: Self.otherBody) }
@@ -103,7 +103,7 @@ struct NegativeTests {
         relaxed.requireContentDigestWithBody = false
         _ = try await Self.verifier(fixture, policy: relaxed).verify(uncovered, body: Self.body)
         let mismatch = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, policy: relaxed).verify(uncovered, body: Self.otherBody) }
-        #expect(mismatch.code == .contentDigest)
+        #expect(mismatch.code == "contentDigest")
     }
 
     @Test("a signature that does not cover @target-uri or @method is refused by the default policy")
@@ -180,13 +180,13 @@ struct NegativeTests {
         let invalid = try await HTTPTestSupport.thrown { try await verifier.verify(tampered, body: Self.body) }
         #expect(invalid == .signatureInvalid(label: "sig1"))
         let digest = try await HTTPTestSupport.thrown { try await verifier.verify(signed, body: Self.otherBody) }
-        #expect(digest.code == .contentDigest)
+        #expect(digest.code == "contentDigest")
         #expect(cache.count == 0)
 
         _ = try await verifier.verify(signed, body: Self.body)
         #expect(cache.count == 1)
         let replayed = try await HTTPTestSupport.thrown { try await verifier.verify(signed, body: Self.body) }
-        #expect(replayed == .replayedNonce)
+        #expect(replayed.code == "replayedNonce")
         // A new signature has a new nonce.
         _ = try await verifier.verify(try await Self.signed(fixture), body: Self.body)
         #expect(cache.count == 2)
@@ -234,7 +234,7 @@ struct NegativeTests {
         for value in c.signatureInput { request.headerFields.append(HTTPField(name: .signatureInput, value: value)) }
         for value in c.signature { request.headerFields.append(HTTPField(name: .signature, value: value)) }
         let error = try await HTTPTestSupport.thrown { try await Self.verifier(fixture).verify(request, body: nil) }
-        #expect(error.code == .malformedField, "got \(error)")
+        #expect(error.code == "malformedField", "got \(error)")
         #expect(error.malformedFieldName == c.field, "got \(error)")
     }
 
@@ -242,7 +242,7 @@ struct NegativeTests {
     func noSignature() async throws {
         let fixture = try SigningFixture.make(.ed25519)
         let error = try await HTTPTestSupport.thrown { try await Self.verifier(fixture).verify(HTTPTestSupport.sampleRequest(), body: nil) }
-        #expect(error.code == .missingSignature)
+        #expect(error.code == "missingSignature")
     }
 
     @Test("alg naming an unknown algorithm, or another algorithm than the key's, is refused (algorithm confusion)")
@@ -315,7 +315,7 @@ struct NegativeTests {
         small.maximumFieldBytes = 100
         let ordinary = try await Self.signed(fixture)
         let smallLimit = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, policy: small).verify(ordinary, body: Self.body) }
-        #expect(smallLimit.code == .tooLarge)
+        #expect(smallLimit.code == "tooLarge")
 
         var request = HTTPTestSupport.sampleRequest()
         for index in 1...8 {
@@ -350,7 +350,7 @@ struct NegativeTests {
         errors.append(try await HTTPTestSupport.thrown { try await Self.verifier(fixture, at: HTTPTestSupport.now - 400).verify(signed, body: Self.body) })
         let relabelled = try Self.rewritten(signed) { $0.replacingOccurrences(of: "alg=\"hmac-sha256\"", with: "alg=\"ed25519\"") }
         errors.append(try await HTTPTestSupport.thrown { try await Self.verifier(fixture).verify(relabelled, body: Self.body) })
-        #expect(errors.map(\.code) == [.signatureInvalid, .contentDigest, .replayedNonce, .tooOld, .createdInFuture, .algorithmMismatch])
+        #expect(errors.map(\.code) == ["signatureInvalid", "contentDigest", "replayedNonce", "tooOld", "createdInFuture", "algorithmMismatch"])
         for error in errors {
             for text in [error.description, String(describing: error), String(reflecting: error)] {
                 #expect(!text.contains(base64) && !text.contains(String(base64.prefix(12))), "\(text)")

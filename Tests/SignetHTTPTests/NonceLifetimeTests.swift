@@ -75,7 +75,7 @@ struct NonceLifetimeTests {
         // so the nonce must still be known.
         clock.advance(by: 1800)
         let replayed = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, cache: cache, clock: clock).verify(request, body: nil) }
-        #expect(replayed == .replayedNonce)
+        #expect(replayed == .replayedNonce(keyID: "client-1"))
         // Past expires + skew, the signature itself is refused.
         clock.advance(by: 1800 + 301)
         let expired = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, cache: cache, clock: clock).verify(request, body: nil) }

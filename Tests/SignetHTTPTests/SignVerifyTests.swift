@@ -140,15 +140,15 @@ struct SignVerifyTests {
         #expect(try await Self.verifier(["mac-key": mac.verificationKey]).verify(request, body: body).label == "sig2")
 
         let noKeyID = try await HTTPTestSupport.thrown { try await both.verify(request, body: body, keyID: "nobody") }
-        #expect(noKeyID.code == .missingSignature)
+        #expect(noKeyID.code == "missingSignature")
         let noLabel = try await HTTPTestSupport.thrown { try await both.verify(request, body: body, label: "sig3") }
-        #expect(noLabel.code == .missingSignature)
+        #expect(noLabel.code == "missingSignature")
         // A label already used is refused.
         let reused = try await HTTPTestSupport.thrown {
             var copy = request
             return try await Self.signer(ed, keyID: "ed-key").sign(&copy)
         }
-        #expect(reused.code == .invalidArgument)
+        #expect(reused.code == "invalidArgument")
     }
 
     @Test("a response signed over @status and the request's @method and @target-uri (req) verifies with that request only")
@@ -182,7 +182,7 @@ struct SignVerifyTests {
         let changed = try await HTTPTestSupport.thrown { try await verifier.verify(.response(response, answering: otherRequest), bodyDigests: digests) }
         #expect(changed == .signatureInvalid(label: "sig1"))
         let alone = try await HTTPTestSupport.thrown { try await verifier.verify(.response(response), bodyDigests: digests) }
-        #expect(alone.code == .missingComponent)
+        #expect(alone.code == "missingComponent")
     }
 
     @Test("a response signed with the defaults covers @status, and content-digest with a body")
@@ -253,7 +253,7 @@ struct SignVerifyTests {
             var copy = request
             return try await noKeyID.sign(&copy)
         }
-        #expect(missing.code == .invalidArgument)
+        #expect(missing.code == "invalidArgument")
         for label in ["Sig1", "1sig", "sig 1", "sig=1", ""] {
             var signer = Self.signer(mac)
             signer.label = label
@@ -261,7 +261,7 @@ struct SignVerifyTests {
                 var copy = request
                 return try await signer.sign(&copy)
             }
-            #expect(error.code == .invalidArgument, "label \"\(label)\"")
+            #expect(error.code == "invalidArgument", "label \"\(label)\"")
         }
         var good = Self.signer(mac)
         good.label = "proxy_sig-2.a"

@@ -142,7 +142,7 @@ struct PKCS11URITests {
     @Test("malformed URIs are refused with invalidURI", arguments: invalid)
     func refused(_ text: String, _ fragment: String) throws {
         let error = try thrown(PKCS11Error.self) { try PKCS11URI(parsing: text) }
-        expectError(error, is: .invalidURI, mentioning: [fragment])
+        expectError(error, is: "invalidURI", mentioning: [fragment])
         #expect(error.category == .usage)
     }
 
@@ -150,7 +150,7 @@ struct PKCS11URITests {
     func tooLong() throws {
         let text = "pkcs11:object=" + String(repeating: "a", count: 4096)
         let error = try thrown(PKCS11Error.self) { try PKCS11URI(parsing: text) }
-        expectError(error, is: .invalidURI, mentioning: ["4096"])
+        expectError(error, is: "invalidURI", mentioning: ["4096"])
         #expect(error.description.count < 200, "the message does not repeat the whole URI")
         #expect(try PKCS11URI(parsing: "pkcs11:object=" + String(repeating: "a", count: 4096 - 14)).object?.count == 4082)
     }
@@ -227,7 +227,7 @@ struct PKCS11URITests {
         let signerError = try await thrownAsync(SignetCoreError.self) { try await resolver.signer(reference) }
         let publicError = try await thrownAsync(SignetCoreError.self) { try await resolver.publicKey(reference) }
         for error in [signerError, publicError] {
-            #expect(error.code == .unsupported)
+            #expect(error.code == "unsupported")
             #expect(error.description.hasPrefix("pkcs11:…"), "\(error)")
             for secret in ["1234", "SECRETTAIL", "token=x"] { #expect(!error.description.contains(secret), "\(error)") }
         }

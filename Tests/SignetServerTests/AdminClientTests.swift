@@ -35,7 +35,7 @@ import Testing
                 return (head, Array(forged.utf8))
             }
             let error = try await thrownAsync(ClientError.self) { _ = try await Self.admin(server, through: tampering).list(role: .app) }
-            #expect(error.code == .responseSignatureInvalid, "\(error)")
+            #expect(error.code == "responseSignatureInvalid", "\(error)")
             // Untouched, the same call is believed.
             let apps = try await Self.admin(server, through: F.pinned(server)).list(role: .app)
             #expect(apps.map(\.name) == ["test-app"])
@@ -51,7 +51,7 @@ import Testing
                 return (HTTPResponse(status: .forbidden, headerFields: fields), (try? Self.problem(.revoked, "the admin root has been revoked")) ?? [])
             }
             let error = try await thrownAsync(ClientError.self) { _ = try await Self.admin(server, through: forging).users() }
-            #expect(error.code == .responseSignatureInvalid, "\(error)")
+            #expect(error.code == "responseSignatureInvalid", "\(error)")
         }
     }
 
@@ -60,10 +60,10 @@ import Testing
             let other = try PrivateKey.generate(.ed25519).publicKey
             let admin = try Self.admin(server, through: F.pinned(server), serverKey: other)
             let listed = try await thrownAsync(ClientError.self) { _ = try await admin.resources() }
-            #expect(listed.code == .responseSignatureInvalid, "\(listed)")
+            #expect(listed.code == "responseSignatureInvalid", "\(listed)")
             // The server's genuine refusal (no such app) is not believed either.
             let refused = try await thrownAsync(ClientError.self) { try await admin.revoke(role: .app, name: "no-such-app") }
-            #expect(refused.code == .responseSignatureInvalid, "\(refused)")
+            #expect(refused.code == "responseSignatureInvalid", "\(refused)")
         }
     }
 
@@ -90,7 +90,7 @@ import Testing
             // The server's own answer, signed and verified.
             let client = try F.client(server)
             let revoked = try await thrownAsync(ClientError.self) { try await client.register(email: "ann@example.com", password: "correct horse battery", displayName: "Ann") }
-            #expect(revoked.code == .revokedApp, "\(revoked)")
+            #expect(revoked.code == "revokedApp", "\(revoked)")
 
             // The same code with other words is still a revocation; another code with the old
             // words is not.
@@ -100,14 +100,14 @@ import Testing
             let rewordedError = try await thrownAsync(ClientError.self) {
                 try await F.client(server, checkResponses: false, transport: reworded).register(email: "a@example.com", password: "correct horse battery", displayName: "A")
             }
-            #expect(rewordedError.code == .revokedApp, "\(rewordedError)")
+            #expect(rewordedError.code == "revokedApp", "\(rewordedError)")
             let misleading = F.RewritingTransport(inner: F.pinned(server)) { _, head, _ in
                 (HTTPResponse(status: .forbidden, headerFields: head.headerFields), (try? Self.problem(.forbidden, "the app test-app has been revoked")) ?? [])
             }
             let misleadingError = try await thrownAsync(ClientError.self) {
                 try await F.client(server, checkResponses: false, transport: misleading).register(email: "b@example.com", password: "correct horse battery", displayName: "B")
             }
-            #expect(misleadingError.code == .refused, "\(misleadingError)")
+            #expect(misleadingError.code == "refused", "\(misleadingError)")
         }
     }
 
@@ -136,7 +136,7 @@ import Testing
             let tampered = try await thrownAsync(ClientError.self) {
                 try await F.client(server, transport: hurried).signIn(email: "ann@example.com", password: "wrong password!")
             }
-            #expect(tampered.code == .responseSignatureInvalid, "\(tampered)")
+            #expect(tampered.code == "responseSignatureInvalid", "\(tampered)")
         }
     }
 }

@@ -48,10 +48,10 @@ import Testing
             try await client.signIn(email: "ann@example.com", password: "correct horse battery")
             #expect(try await client.me().displayName == "Ann")
             try await client.signOut()
-            await #expect(throws: ClientError.notSignedIn) { _ = try await client.me() }
+            await #expect(throws: ClientError.notSignedIn(request: "GET /v1/me")) { _ = try await client.me() }
             try await Self.waitFor(log, count: 3)
             #expect(log.all == [.signedOut(reason: .none), .signedIn(email: "ann@example.com"), .signedOut(reason: .signedOut)])
-            await #expect(throws: ClientError.wrongCredentials) { try await client.signIn(email: "ann@example.com", password: "not the password") }
+            await #expect(throws: ClientError.wrongCredentials(detail: "wrong e-mail address or password")) { try await client.signIn(email: "ann@example.com", password: "not the password") }
         }
     }
 
@@ -146,7 +146,7 @@ import Testing
             }
             // Rate limited, with the wait.
             let client = try Self.client(server)
-            await #expect(throws: ClientError.wrongCredentials) { try await client.signIn(email: "h@example.com", password: "wrong wrong") }
+            await #expect(throws: ClientError.wrongCredentials(detail: "wrong e-mail address or password")) { try await client.signIn(email: "h@example.com", password: "wrong wrong") }
             await #expect {
                 try await client.signIn(email: "h@example.com", password: "wrong wrong")
             } throws: { error in

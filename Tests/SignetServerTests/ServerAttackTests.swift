@@ -122,7 +122,7 @@ import Testing
             await #expect {
                 _ = try await client.send(request)
             } throws: { error in
-                guard let error = error as? X509Error, case .pinMismatch = error else { return false }
+                guard case TLSError.untrusted(_, .pinMismatch)? = error as? TLSError else { return false }
                 return true
             }
         }

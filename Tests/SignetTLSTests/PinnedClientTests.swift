@@ -38,6 +38,18 @@ struct PinnedClientTests {
 
     /// A client trusting by `trust`, whose timeout is a hang guard (the server runs in this
     /// process, which a loaded suite may starve).
+    /// The certificate check's reason for refusing the server `body` connects to (the client
+    /// throws ``TLSError/untrusted(host:reason:)`` with it).
+    static func refusal<R>(sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> R) async throws -> X509Error {
+        let error = try await thrownAsync(TLSError.self, sourceLocation: sourceLocation, body)
+        guard case .untrusted(_, let reason) = error else {
+            Issue.record("the server was not refused by a check: \(error)", sourceLocation: sourceLocation)
+            throw error
+        }
+        #expect(error.category == reason.category, sourceLocation: sourceLocation)
+        return reason
+    }
+
     static func client(trust: TLSTrustPolicy) -> PinnedHTTPSClient {
         PinnedHTTPSClient(trust: trust, timeout: .seconds(TestTimeouts.hangGuardSeconds))
     }
@@ -69,8 +81,8 @@ struct PinnedClientTests {
         let expected = [try Self.randomPin(), try Self.randomPin()]
         let reporter = CollectingReporter()
         let client = Self.client(trust: try setup.policy(pins: expected, reporter: reporter))
-        let error = try await thrownAsync(X509Error.self) { try await client.send(setup.request) }
-        expectError(error, is: .pinMismatch, mentioning: [
+        let error = try await Self.refusal { try await client.send(setup.request) }
+        expectError(error, is: "pinMismatch", mentioning: [
             "127.0.0.1", setup.leaf.publicKey.fingerprint.description, expected[0].description, expected[1].description,
         ])
         #expect(error.category == .checkFailed)
@@ -84,8 +96,8 @@ struct PinnedClientTests {
         let setup = try await Setup.start(names: "DNS:other.example")
         defer { Task { await setup.server.stop() } }
         let client = Self.client(trust: try setup.policy(pins: [setup.leaf.publicKey.fingerprint, try Self.randomPin()]))
-        let error = try await thrownAsync(X509Error.self) { try await client.send(setup.request) }
-        expectError(error, is: .hostnameMismatch, mentioning: ["127.0.0.1", "DNS:other.example"])
+        let error = try await Self.refusal { try await client.send(setup.request) }
+        expectError(error, is: "hostnameMismatch", mentioning: ["127.0.0.1", "DNS:other.example"])
     }
 
     @Test("the right pin on an expired leaf is refused")
@@ -94,8 +106,8 @@ struct PinnedClientTests {
         let setup = try await Setup.start(leafNow: past, leafDays: 2, pkiNow: past)
         defer { Task { await setup.server.stop() } }
         let client = Self.client(trust: try setup.policy(pins: [setup.leaf.publicKey.fingerprint, try Self.randomPin()]))
-        let error = try await thrownAsync(X509Error.self) { try await client.send(setup.request) }
-        expectError(error, is: .chainInvalid, mentioning: ["localhost"])
+        let error = try await Self.refusal { try await client.send(setup.request) }
+        expectError(error, is: "chainInvalid", mentioning: ["localhost"])
     }
 
     @Test("the right intermediate pin on a chain to an untrusted root is refused: the pin never replaces validation")
@@ -105,8 +117,8 @@ struct PinnedClientTests {
         let otherRoot = try await TestPKI.make().root
         let client = Self.client(trust: try setup.policy(
             pins: [setup.pki.intermediate.publicKey.fingerprint, setup.leaf.publicKey.fingerprint], roots: [otherRoot]))
-        let error = try await thrownAsync(X509Error.self) { try await client.send(setup.request) }
-        expectError(error, is: .chainInvalid, mentioning: ["no path to a trusted root"])
+        let error = try await Self.refusal { try await client.send(setup.request) }
+        expectError(error, is: "chainInvalid", mentioning: ["no path to a trusted root"])
     }
 
     @Test("a pinned self-signed server is accepted only in that mode, and its hostname is still checked")
@@ -124,17 +136,17 @@ struct PinnedClientTests {
         let request = HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:\(server.port)", path: "/")
         // In chain mode the pin does not make a self-signed certificate trusted.
         let chainMode = Self.client(trust: TLSTrustPolicy(mode: .validatedChain(.certificates([])), pins: pins))
-        let refused = try await thrownAsync(X509Error.self) { try await chainMode.send(request) }
-        expectError(refused, is: .chainInvalid, mentioning: ["self-signed"])
+        let refused = try await Self.refusal { try await chainMode.send(request) }
+        expectError(refused, is: "chainInvalid", mentioning: ["self-signed"])
         // In pinned-self-signed mode it is.
         let pinnedMode = Self.client(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: pins))
         #expect(try await pinnedMode.send(request).body == Array("hello".utf8))
         // With an unpinned key it is not.
         let otherPins = try PinSet(hosts: [HostPins(host: "127.0.0.1", pins: [try Self.randomPin(), try Self.randomPin()])])
-        let wrongPin = try await thrownAsync(X509Error.self) {
+        let wrongPin = try await Self.refusal {
             try await Self.client(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: otherPins)).send(request)
         }
-        expectError(wrongPin, is: .pinMismatch, mentioning: [certificate.publicKey.fingerprint.description])
+        expectError(wrongPin, is: "pinMismatch", mentioning: [certificate.publicKey.fingerprint.description])
     }
 
     @Test("a pinned self-signed certificate for another name is refused even in that mode")
@@ -147,10 +159,10 @@ struct PinnedClientTests {
         defer { Task { await server.stop() } }
         let pins = try PinSet(hosts: [HostPins(host: "127.0.0.1", pins: [certificate.publicKey.fingerprint, try Self.randomPin()])])
         let request = HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:\(server.port)", path: "/")
-        let error = try await thrownAsync(X509Error.self) {
+        let error = try await Self.refusal {
             try await Self.client(trust: TLSTrustPolicy(mode: .pinnedSelfSigned, pins: pins)).send(request)
         }
-        expectError(error, is: .hostnameMismatch, mentioning: ["127.0.0.1"])
+        expectError(error, is: "hostnameMismatch", mentioning: ["127.0.0.1"])
     }
 
     @Test("report-only: a pin failure connects, and the report is emitted")
@@ -178,8 +190,8 @@ struct PinnedClientTests {
         let otherRoot = try await TestPKI.make().root
         let untrusted = Self.client(trust: try setup.policy(
             pins: [try Self.randomPin(), try Self.randomPin()], roots: [otherRoot], expires: yesterday))
-        let error = try await thrownAsync(X509Error.self) { try await untrusted.send(setup.request) }
-        expectError(error, is: .chainInvalid, mentioning: [])
+        let error = try await Self.refusal { try await untrusted.send(setup.request) }
+        expectError(error, is: "chainInvalid", mentioning: [])
     }
 
     @Test("the probe reads every certificate the server presents, leaf first, without trusting any")
@@ -197,10 +209,10 @@ struct PinnedClientTests {
         let port = setup.server.port
         await setup.server.stop()
         let client = Self.client(trust: try setup.policy(pins: nil))
-        let error = try await thrownAsync(X509Error.self) {
+        let error = try await thrownAsync(TLSError.self) {
             try await client.send(HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:\(port)", path: "/"))
         }
-        expectError(error, is: .connectionFailed, mentioning: ["127.0.0.1:\(port)"])
+        expectError(error, is: "connectionFailed", mentioning: ["127.0.0.1:\(port)"])
         #expect(error.category == .environment)
     }
 }

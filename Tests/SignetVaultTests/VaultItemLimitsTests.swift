@@ -12,7 +12,7 @@ import Testing
         _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
     ) async throws {
         let error = try await VaultTest.thrownAsync(sourceLocation: sourceLocation) { try await body() }
-        #expect(error.code == .invalidArgument, "\(what): \(error)", sourceLocation: sourceLocation)
+        #expect(error.code == "invalidArgument", "\(what): \(error)", sourceLocation: sourceLocation)
         #expect(error.category == .usage, sourceLocation: sourceLocation)
     }
 

@@ -81,7 +81,7 @@ import Testing
         try VaultTest.write(stale, to: path + suffix)
 
         let error = try VaultTest.thrown { try VaultTest.newVault(at: path) }
-        VaultTest.check(error, is: .io, mentioning: path + suffix)
+        VaultTest.check(error, is: "io", mentioning: path + suffix)
         #expect(!VaultTest.exists(path), "no vault may be created next to a stale journal")
         #expect(try VaultTest.contents(path + suffix) == stale)
     }

@@ -20,7 +20,7 @@ struct X509HostileInputTests {
         let der = try await Self.validDER()
         for length in stride(from: 0, to: der.count, by: 7) {
             let error = try thrown(X509Error.self) { try X509Files.decode(Array(der.prefix(length)), source: "cut.der") }
-            #expect(error.code == .malformed, "\(length): \(error)")
+            #expect(error.code == "malformed", "\(length): \(error)")
             #expect(error.description.hasPrefix("cut.der"))
         }
     }
@@ -37,7 +37,7 @@ struct X509HostileInputTests {
         ]
         for (bytes, name) in cases {
             let error = try thrown(X509Error.self) { try X509Files.decode(bytes, source: name) }
-            expectError(error, is: .malformed, mentioning: [name])
+            expectError(error, is: "malformed", mentioning: [name])
         }
     }
 
@@ -50,7 +50,7 @@ struct X509HostileInputTests {
             der += [0x30, 0x82, UInt8((inner >> 8) & 0xFF), UInt8(inner & 0xFF)]
         }
         let error = try thrown(X509Error.self) { try X509Files.decode(der, source: "deep.der") }
-        expectError(error, is: .malformed, mentioning: ["deep.der"])
+        expectError(error, is: "malformed", mentioning: ["deep.der"])
     }
 
     @Test("a file over the size limit is refused before it is parsed")
@@ -58,9 +58,9 @@ struct X509HostileInputTests {
         let folder = try TemporaryFolder(prefix: "signet-x509-big")
         let path = try folder.write("big.pem", [UInt8](repeating: UInt8(ascii: "A"), count: X509Files.maximumSize + 1))
         let error = try thrown(X509Error.self) { try X509Files.read(path: path) }
-        expectError(error, is: .malformed, mentioning: ["big.pem", "limit"])
+        expectError(error, is: "malformed", mentioning: ["big.pem", "limit"])
         let missing = try thrown(X509Error.self) { try X509Files.read(path: folder.file("absent.pem")) }
-        expectError(missing, is: .io, mentioning: ["absent.pem"])
+        expectError(missing, is: "io", mentioning: ["absent.pem"])
         #expect(missing.category == .environment)
     }
 
@@ -72,8 +72,8 @@ struct X509HostileInputTests {
         let csr = try await CertificateFactory.csr(signer: signer, subject: try SubjectParsing.distinguishedName("CN=x"))
         let csrPath = try folder.write("req.pem", try X509Files.encode(csr, as: .pem))
         let certPath = try folder.write("cert.pem", try X509Files.encode(pki.root, as: .pem))
-        expectError(try thrown(X509Error.self) { try X509Files.readCertificates(path: csrPath) }, is: .malformed, mentioning: ["req.pem", "signing request"])
-        expectError(try thrown(X509Error.self) { try X509Files.readCSR(path: certPath) }, is: .malformed, mentioning: ["cert.pem", "not a certificate signing request"])
+        expectError(try thrown(X509Error.self) { try X509Files.readCertificates(path: csrPath) }, is: "malformed", mentioning: ["req.pem", "signing request"])
+        expectError(try thrown(X509Error.self) { try X509Files.readCSR(path: certPath) }, is: "malformed", mentioning: ["cert.pem", "not a certificate signing request"])
     }
 
     @Test("X509Error codes are stable, one per case, and no message names a flag")
@@ -84,7 +84,7 @@ struct X509HostileInputTests {
             (.chainInvalid(subject: "s", detail: "d"), "chainInvalid"), (.hostnameMismatch(hostname: "h", detail: "d"), "hostnameMismatch"),
             (.pinMismatch(host: "h", presented: ["a"], expected: ["b"]), "pinMismatch"), (.pinSetInvalid(source: "s", detail: "d"), "pinSetInvalid"),
             (.macMismatch(source: "s"), "macMismatch"), (.keyMismatch(detail: "d"), "keyMismatch"),
-            (.connectionFailed(host: "h", detail: "d"), "connectionFailed"), (.io(path: "p", detail: "d"), "io"),
+            (.io(path: "p", detail: "d"), "io"),
         ], domain: "x509")
     }
 }

@@ -1,6 +1,8 @@
-// signet-bench: in-process measurements for Scripts/bench, the counterparts of peers that
-// also measure without process start-up (`openssl speed`, a plain SQLite loop).
+// signet-bench: the driver of Scripts/bench (`run`: every section, its peers and its targets;
+// Driver/), and the in-process measurements it runs, the counterparts of peers that also
+// measure without process start-up (`openssl speed`, a plain SQLite loop).
 //
+//   signet-bench run --signet PATH [--root DIR]   # the whole bench (BENCH_* settings; see Scripts/bench)
 //   signet-bench SECONDS TYPE...     # sign/verify ops/s; TYPE: rsa2048 … ed25519
 //   signet-bench vault DIR COUNT     # vault sets/gets per second vs plain SQLite; open and hash times
 //   signet-bench http-server DIR COUNT   # Hummingbird server for wrk, with COUNT pre-signed requests per key type
@@ -28,7 +30,7 @@ if ProcessInfo.processInfo.environment["SIGNET_BENCH_NIO_EXECUTOR"] == "1" {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT [hmac|ed25519|p256] | signet-bench route-loop COUNT | signet-bench request-cost health|me|verify COUNT PREPARED | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS | signet-bench server-requests KIND KEY AUTHORITY COUNT OUT ARGS... (KIND ARGS: me TOKEN, signin EMAIL PASSWORD, register PREFIX, resource NAME ETAG)\n".utf8))
+    FileHandle.standardError.write(Data("usage: signet-bench run --signet PATH [--root DIR] | signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT [hmac|ed25519|p256] | signet-bench route-loop COUNT | signet-bench request-cost health|me|verify COUNT PREPARED | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS | signet-bench server-requests KIND KEY AUTHORITY COUNT OUT ARGS... (KIND ARGS: me TOKEN, signin EMAIL PASSWORD, register PREFIX, resource NAME ETAG)\n".utf8))
     exit(2)
 }
 
@@ -91,6 +93,11 @@ func runToEnd(_ arguments: [String]) -> (any Error)? {
     }
     outcome.finished.wait()
     return outcome.error.withLock { $0 }
+}
+
+// The driver runs on the main thread: it only starts processes and waits for them.
+if CommandLine.arguments.dropFirst().first == "run" {
+    runDriver(Array(CommandLine.arguments.dropFirst(2)))
 }
 
 if let error = runToEnd(Array(CommandLine.arguments.dropFirst())) {

@@ -14,32 +14,48 @@ public enum FailureCategory: Sendable, Equatable {
 /// server's error middleware) can report any of them: a message a user can act on (naming
 /// the input, never a CLI flag: a command line adds its own hints), the category that decides
 /// the exit code, and a stable, data-free ``SignetErrorCode`` to match on.
+///
+/// The code is derived, not listed: it is the name of the enum case (`BundleError.rollback(…)`
+/// has the code `bundle.rollback`), so adding a case adds its code and no second list is kept.
+/// For that, every case of a conforming enum carries a payload (the input it concerns, a
+/// detail): a case without one has no name reflection can read.
 public protocol SignetError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure, which the CLI maps to its exit code.
     var category: FailureCategory { get }
     /// The prefix of the module's codes: `core`, `bundle`, `http`, `vault`.
     static var codeDomain: String { get }
-    /// What went wrong, without the data.
+    /// What went wrong, without the data; by default the case's name.
     var code: SignetErrorCode<Self> { get }
 }
 
 extension SignetError {
+    /// What went wrong, without the data: the name of the enum case.
+    public var code: SignetErrorCode<Self> {
+        SignetErrorCode(Mirror(reflecting: self).children.first?.label ?? "unnamed")
+    }
+
     /// The code as text, `domain.name` (`bundle.rollback`): for logs, problem documents and
     /// matching an error whose type is not known statically.
     public var codeName: String { code.description }
 }
 
-/// A stable, data-free identifier of what went wrong, in the shape of swift-certificates'
-/// `X509Error.ErrorCode`: compare an error's ``SignetError/code`` with a static member
-/// (`error.code == .rollback`) rather than its message, which may change. `Owner` is the error
-/// type the code belongs to, so a bundle code never equals a vault code. Codes are only ever
-/// added, never renamed.
-public struct SignetErrorCode<Owner: SignetError>: Hashable, Sendable, CustomStringConvertible {
+/// A stable, data-free identifier of what went wrong: the name of an error's case, in its
+/// module's domain. Compare an error's ``SignetError/code`` with the name (`error.code ==
+/// "rollback"`) rather than matching its message, which may change; in Swift code that knows
+/// the type, a pattern (`catch BundleError.rollback`) says the same with the compiler's check.
+/// `Owner` is the error type the code belongs to, so a bundle code never equals a vault code.
+/// Codes are only ever added, never renamed.
+public struct SignetErrorCode<Owner: SignetError>: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The name within the module (the error case's name).
     public let name: String
 
-    /// A code named `name`; modules define theirs as static members.
+    /// The code named `name`.
     public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The code named by the literal: `error.code == "rollback"`.
+    public init(stringLiteral name: String) {
         self.name = name
     }
 
@@ -139,67 +155,7 @@ enum ByteCountDescription {
     }
 }
 
-
-/// The stable codes of ``SignetCoreError``: one per case, named after it.
-extension SignetErrorCode where Owner == SignetCoreError {
-    /// A file could not be opened, read or written. `detail` is the system's reason.
-    public static let io = Self("io")
-    /// The output file exists and overwriting was not allowed.
-    public static let outputExists = Self("outputExists")
-    /// Input is not in any format we understand, or is damaged.
-    public static let malformed = Self("malformed")
-    /// Input is well formed but uses something we do not support (a curve, a cipher …).
-    public static let unsupported = Self("unsupported")
-    /// Input is larger than the bound we accept for something read into memory.
-    public static let tooLarge = Self("tooLarge")
-    /// A private key was needed but the source holds a public key only.
-    public static let publicKeyWherePrivateNeeded = Self("publicKeyWherePrivateNeeded")
-    /// A key was given to an algorithm it cannot be used with.
-    public static let algorithmMismatch = Self("algorithmMismatch")
-    /// An RSA key below the accepted minimum size.
-    public static let weakKey = Self("weakKey")
-    /// The passphrase did not decrypt the key.
-    public static let wrongPassphrase = Self("wrongPassphrase")
-    /// A passphrase was needed and none could be obtained.
-    public static let passphraseUnavailable = Self("passphraseUnavailable")
-    /// A signature did not verify.
-    public static let signatureInvalid = Self("signatureInvalid")
-    /// A legacy minisign (`Ed`, non-prehashed) signature was given where only prehashed ones
-    /// are accepted: the caller did not opt in to legacy signatures.
-    public static let legacySignatureNotAllowed = Self("legacySignatureNotAllowed")
-    /// An authentication tag or digest did not match.
-    public static let mismatch = Self("mismatch")
-    /// An argument's value is not acceptable.
-    public static let invalidArgument = Self("invalidArgument")
-    /// A broken digest (MD5, SHA-1) where the caller did not allow insecure algorithms.
-    public static let insecureAlgorithm = Self("insecureAlgorithm")
-    /// The underlying crypto library refused an operation.
-    public static let cryptoFailure = Self("cryptoFailure")
-}
-
 extension SignetCoreError {
     /// The prefix of this module's codes in ``SignetErrorCode/description``.
     public static let codeDomain = "core"
-
-    /// What went wrong, without the data: what callers and tests match on.
-    public var code: SignetErrorCode<SignetCoreError> {
-        switch self {
-        case .io: return .io
-        case .outputExists: return .outputExists
-        case .malformed: return .malformed
-        case .unsupported: return .unsupported
-        case .tooLarge: return .tooLarge
-        case .publicKeyWherePrivateNeeded: return .publicKeyWherePrivateNeeded
-        case .algorithmMismatch: return .algorithmMismatch
-        case .weakKey: return .weakKey
-        case .wrongPassphrase: return .wrongPassphrase
-        case .passphraseUnavailable: return .passphraseUnavailable
-        case .signatureInvalid: return .signatureInvalid
-        case .legacySignatureNotAllowed: return .legacySignatureNotAllowed
-        case .mismatch: return .mismatch
-        case .invalidArgument: return .invalidArgument
-        case .insecureAlgorithm: return .insecureAlgorithm
-        case .cryptoFailure: return .cryptoFailure
-        }
-    }
 }
