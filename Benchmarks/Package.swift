@@ -3,8 +3,8 @@
 // root `swift build` builds no benchmark code.
 //
 //   swift package --package-path Benchmarks benchmark                       # in-process figures
-//   swift package --package-path Benchmarks benchmark thresholds check      # fail on a p90 regression
-//   swift build -c release --package-path Benchmarks --product signet-bench # the helper Scripts/bench runs
+//   swift package --package-path Benchmarks benchmark thresholds check --path Benchmarks/Thresholds/6.3  # fail on a p90 regression
+//   swift build -c release --package-path Benchmarks --product signet-bench # the driver Scripts/bench runs
 import PackageDescription
 
 let package = Package(
@@ -26,8 +26,10 @@ let package = Package(
     targets: [
         // The system's SQLite, for the vault's plain-SQLite baseline.
         .systemLibrary(name: "CSQLiteBench", path: "Sources/CSQLiteBench"),
-        // Whole-program helpers for Scripts/bench: sign/verify ops/s (vs `openssl speed`), vault
-        // vs plain SQLite, the Hummingbird server that wrk loads, TLS handshakes and chain validation.
+        // Scripts/bench's driver (`signet-bench run`: every section, its peer commands and the
+        // targets of Targets/<Swift version>.json; Driver/) and its in-process helpers: sign/verify
+        // ops/s (vs `openssl speed`), vault vs plain SQLite, the Hummingbird server that wrk loads,
+        // TLS handshakes and chain validation.
         .executableTarget(
             name: "signet-bench",
             dependencies: [
@@ -54,8 +56,8 @@ let package = Package(
             ],
             path: "Sources/signet-bench"
         ),
-        // In-process measurements with p90 thresholds (Thresholds/), checked by
-        // `swift package benchmark thresholds check`.
+        // In-process measurements with p90 thresholds (Thresholds/<Swift version>/, as swift-nio
+        // keeps them), checked by `swift package benchmark thresholds check --path …`.
         .executableTarget(
             name: "SignetBenchmarks",
             dependencies: [

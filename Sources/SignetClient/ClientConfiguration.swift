@@ -25,7 +25,7 @@ public struct ClientConfiguration: Sendable {
     public var maximumResourceSize: Int64 = 1 << 30
     public var maximumResourceDownloadTime: Duration = .seconds(600)
     /// The time a resource's expiry is judged against.
-    public var clock: @Sendable () -> Date = Date.init
+    public var clock: WallClock = .system
 
     /// A configuration; `server` must be an https URL with no path. `trustRoot` and
     /// `resourceState` are needed for ``SignetClient/fetchResource(_:into:)``.

@@ -57,7 +57,7 @@ extension SignetClient {
             let installed = download.installed(destination: destination, state: state)
             let (head, body, sink) = try await requestBundle(name, installed: installed?.tag, download: download)
             if head.status.code == 304, let installed {
-                try Self.requireUnexpired(installed, destination: destination, name: name, now: configuration.clock())
+                try Self.requireUnexpired(installed, destination: destination, name: name, now: configuration.clock.now)
                 return FetchedResource(name: name, version: installed.version, updated: false, files: 0, trustRootVersion: trust.version)
             }
             switch head.status.code {
@@ -86,7 +86,7 @@ extension SignetClient {
             defer { download.discardPartial() }
             let verified: VerifiedBundle
             do {
-                let verifier = BundleVerifier(trust: trust, now: configuration.clock(), expectedName: name)
+                let verifier = BundleVerifier(trust: trust, now: configuration.clock.now, expectedName: name)
                 verified = try await BundleExtractor(verifier: verifier).extract(path: download.partialPath, to: destination, state: state)
             } catch let error as BundleError {
                 throw Self.refusal(error)

@@ -30,7 +30,7 @@ public struct HTTPMessageSigner: Sendable {
     /// An application `tag`.
     public var tag: String?
     /// Where `created` comes from.
-    public var clock: @Sendable () -> Date = Date.init
+    public var clock: WallClock = .system
 
     /// A signer with `key`; `keyID` nil means the public key's fingerprint (an HMAC key needs one).
     public init(key: HTTPSigningKey, keyID: String? = nil) {
@@ -91,7 +91,7 @@ public struct HTTPMessageSigner: Sendable {
         guard let keyID = keyID ?? key.defaultKeyID else {
             throw HTTPSignatureError.invalidArgument(detail: "an HMAC key needs a key id")
         }
-        let created = Int64(clock().timeIntervalSince1970.rounded(.down))
+        let created = Int64(clock.now.timeIntervalSince1970.rounded(.down))
         let parameters = SignatureParameters(
             created: created, expires: expiresAfter.map { created + $0.wholeSeconds },
             nonce: includeNonce ? Base64.encodeURL(RandomBytes.make(16)) : nil,

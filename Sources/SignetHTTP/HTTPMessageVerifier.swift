@@ -48,14 +48,14 @@ public struct HTTPMessageVerifier: Sendable {
     public let policy: HTTPSignaturePolicy
     /// Replay protection; nil turns it off.
     public let nonceCache: (any NonceCache)?
-    /// The current time.
-    public let clock: @Sendable () -> Date
+    /// Where the current time comes from, for the time window and the nonce's lifetime.
+    public let clock: WallClock
 
     /// A verifier that finds keys in `keys`, demands what `policy` says, refuses replays through
     /// `nonceCache` (nil turns replay protection off) and takes the current time from `clock`.
     public init(
         keys: any HTTPSignatureKeyStore, policy: HTTPSignaturePolicy = .default, nonceCache: (any NonceCache)? = nil,
-        clock: @escaping @Sendable () -> Date = Date.init
+        clock: WallClock = .system
     ) {
         self.keys = keys
         self.policy = policy
@@ -128,7 +128,7 @@ public struct HTTPMessageVerifier: Sendable {
         let input = try entry.input
         let signature = try entry.signature
         let parameters = input.parameters
-        let now = Int64(clock().timeIntervalSince1970.rounded(.down))
+        let now = Int64(clock.now.timeIntervalSince1970.rounded(.down))
         let replayProtected = policy.requireNonce ?? (nonceCache != nil)
         if policy.requireKeyID, parameters.keyID == nil { throw .missingParameter("keyid") }
         if policy.requireCreated, parameters.created == nil { throw .missingParameter("created") }

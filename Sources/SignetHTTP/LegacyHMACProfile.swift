@@ -44,8 +44,9 @@ public struct LegacyHMACProfile: Sendable {
     /// How far the timestamp may lie from now, either way. Default: 300 seconds (whole
     /// seconds: a fraction is dropped).
     public var window: Duration = .seconds(300)
-    /// The current time.
-    public var clock: @Sendable () -> Date = Date.init
+    /// Where the current time comes from, for the timestamp and the window. Default: the
+    /// system's clock.
+    public var clock: WallClock = .system
 
     /// A profile for the tutorial scheme under `secret`. `accepting` must name
     /// ``KnownWeaknesses/queryBodyAmbiguityAndReplay``: the scheme cannot bind the query to
@@ -68,7 +69,7 @@ public struct LegacyHMACProfile: Sendable {
 
     /// Adds the timestamp and signature fields to `request` (sent to `url`, the full URL).
     public func sign(_ request: inout HTTPRequest, url: String, body: [UInt8] = []) throws {
-        let timestamp = Int64(clock().timeIntervalSince1970.rounded(.down))
+        let timestamp = Int64(clock.now.timeIntervalSince1970.rounded(.down))
         request.headerFields[timestampField] = String(timestamp)
         request.headerFields[signatureField] = try mac(method: request.method.rawValue, url: url, body: body, timestamp: timestamp)
     }
@@ -80,7 +81,7 @@ public struct LegacyHMACProfile: Sendable {
         guard stamp.utf8.count <= 12, let timestamp = Int64(stamp), String(timestamp) == stamp else {
             throw .malformedField(field: timestampField.rawName, detail: "must be Unix seconds in canonical decimal")
         }
-        let now = Int64(clock().timeIntervalSince1970.rounded(.down))
+        let now = Int64(clock.now.timeIntervalSince1970.rounded(.down))
         let window = self.window.wholeSeconds
         if timestamp > now + window { throw .createdInFuture(created: timestamp, now: now, skew: window) }
         if now - timestamp > window { throw .tooOld(created: timestamp, now: now, maxAge: window) }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SignetCore
 import Synchronization
 
 /// Remembers the nonces of verified signatures until the signatures could no longer be
@@ -32,7 +33,7 @@ extension NonceCache {
 public final class InMemoryNonceCache: NonceCache {
     /// The most nonces held at once.
     public let capacity: Int
-    private let clock: @Sendable () -> Date
+    private let clock: WallClock
     /// Two random salts, so that the fingerprints of this cache are its own.
     private let salts: (UInt64, UInt64)
     /// Whether fingerprints are SHA-256 (the same in every process, for a ``Snapshot`` another
@@ -71,14 +72,15 @@ public final class InMemoryNonceCache: NonceCache {
         var head = 0
     }
 
-    /// A cache holding at most `capacity` nonces (100,000 by default).
+    /// A cache holding at most `capacity` nonces (100,000 by default), which reads the time
+    /// from `clock`.
     ///
     /// Room for `reserving` nonces — by default `capacity`, up to ``reservedCapacity`` — is
     /// reserved at once: about 110 bytes a nonce, 11 MiB for the default (of which the system
     /// backs the insertion order's part only as it fills). Past that room the cache grows, and
     /// each time it doubles it stops every request, under its lock, to copy all it holds; a
     /// server that expects more nonces within its signatures' lifetime reserves room for them.
-    public convenience init(capacity: Int = 100_000, reserving: Int? = nil, clock: @escaping @Sendable () -> Date = Date.init) {
+    public convenience init(capacity: Int = 100_000, reserving: Int? = nil, clock: WallClock = .system) {
         var random = SystemRandomNumberGenerator()
         self.init(capacity: capacity, reserving: reserving, clock: clock, salts: (random.next(), random.next()), portable: false)
     }
@@ -86,7 +88,7 @@ public final class InMemoryNonceCache: NonceCache {
     /// A cache whose fingerprints are SHA-256 under `salts` (those of a ``Snapshot`` to
     /// restore), the same in every process, when `portable` (only such a cache's snapshot can
     /// be restored by another process).
-    package init(capacity: Int, reserving: Int?, clock: @escaping @Sendable () -> Date, salts: (UInt64, UInt64), portable: Bool) {
+    package init(capacity: Int, reserving: Int?, clock: WallClock, salts: (UInt64, UInt64), portable: Bool) {
         self.capacity = max(1, capacity)
         self.clock = clock
         self.salts = salts
@@ -120,7 +122,7 @@ public final class InMemoryNonceCache: NonceCache {
 
     /// The unexpired entries and the salts.
     package func snapshot() -> Snapshot {
-        let now = clock()
+        let now = clock.now
         let entries = state.withLock { state in
             state.expiries.compactMap { key, expiry in
                 expiry > now ? (high: key.high, low: key.low, expiry: expiry.timeIntervalSince1970) : nil
@@ -134,7 +136,7 @@ public final class InMemoryNonceCache: NonceCache {
     /// or they do not fit.
     package func restore(_ snapshot: Snapshot) -> Bool {
         guard portable, snapshot.salts == salts else { return false }
-        let now = clock()
+        let now = clock.now
         let capacity = capacity
         return state.withLock { state in
             let live = snapshot.entries.filter { $0.expiry > now.timeIntervalSince1970 }
@@ -156,7 +158,7 @@ public final class InMemoryNonceCache: NonceCache {
     /// Records `nonce` for `keyID` until `expiry`; false for a replay, and
     /// ``HTTPSignatureError/replayCacheFull(detail:)`` when ``capacity`` unexpired nonces are held.
     public func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
-        let now = clock()
+        let now = clock.now
         let key = fingerprint(nonce: nonce, keyID: keyID)
         let capacity = capacity
         return try state.withLock { (state: inout State) throws(HTTPSignatureError) -> Bool in

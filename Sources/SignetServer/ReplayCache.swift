@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SQLKit
+import SignetCore
 import SignetHTTP
 import Synchronization
 
@@ -50,7 +51,7 @@ package final class LocalReplayCache: NonceCache {
         cache = Mutex(Self.makeCache(capacity: capacity, clock: store.clock, salts: (random.next(), random.next())))
     }
 
-    private static func makeCache(capacity: Int, clock: @escaping @Sendable () -> Date, salts: (UInt64, UInt64)) -> InMemoryNonceCache {
+    private static func makeCache(capacity: Int, clock: WallClock, salts: (UInt64, UInt64)) -> InMemoryNonceCache {
         InMemoryNonceCache(capacity: capacity, reserving: min(capacity, 1 << 16), clock: clock, salts: salts, portable: true)
     }
 
@@ -61,7 +62,7 @@ package final class LocalReplayCache: NonceCache {
     /// How many nonces are held.
     package var count: Int { memory.count }
 
-    private var second: Int64 { Int64(store.clock().timeIntervalSince1970.rounded(.down)) }
+    private var second: Int64 { Int64(store.clock.now.timeIntervalSince1970.rounded(.down)) }
 
     /// Takes the database's serving lock, restores a clean stop's snapshot or else sets the
     /// start after the previous process's high-water mark, waits for the next whole second and
@@ -107,7 +108,7 @@ package final class LocalReplayCache: NonceCache {
             }
             start = max(start, previous == Int64.min ? start : previous.addingReportingOverflow(1).overflow ? Int64.max : previous + 1)
         }
-        let now = store.clock().timeIntervalSince1970
+        let now = store.clock.now.timeIntervalSince1970
         try? await Task.sleep(for: .milliseconds(Int64(((now.rounded(.down) + 1 - now) * 1000).rounded(.up))))
         let stored = try await store.unexpiredNonces(limit: memory.capacity + 1)
         guard stored.count + memory.count <= memory.capacity else {

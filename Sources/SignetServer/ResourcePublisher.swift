@@ -52,7 +52,7 @@ struct ResourcePublisher: Sendable {
         }
         let verified: VerifiedBundle
         do {
-            verified = try await BundleVerifier(trust: trust, limits: limits, now: store.clock(), expectedName: name).verify(path: bundlePath)
+            verified = try await BundleVerifier(trust: trust, limits: limits, now: store.clock.now, expectedName: name).verify(path: bundlePath)
         } catch let error as BundleError {
             // The work folder's path means nothing to the client.
             throw .unprocessable(field: "the bundle", detail: error.description.replacingOccurrences(of: bundlePath + ": ", with: ""))
@@ -85,7 +85,7 @@ struct ResourcePublisher: Sendable {
         guard !entries.isEmpty else { throw .unprocessable(field: "the tar", detail: "it holds no files") }
         let output = workFolder + "/bundle"
         do {
-            _ = try await BundleCreator(name: name, version: version, expires: expires, created: store.clock(), limits: limits)
+            _ = try await BundleCreator(name: name, version: version, expires: expires, created: store.clock.now, limits: limits)
                 .create(inputs: [tree], signers: [signer], output: output)
         } catch let error as BundleError {
             switch error {

@@ -14,15 +14,15 @@ public struct ServerStore: Sendable {
     /// The pool.
     public let database: ServerDatabase
     /// The time used for stamps and expiries.
-    package let clock: @Sendable () -> Date
+    package let clock: WallClock
     /// Seals and opens HMAC app secrets; nil when the store was given no key (it then neither
     /// stores nor reads one).
     let appSecrets: AppSecretCipher?
 
     /// A store over `database`. `appSecretKey` (256 bits, from the server's vault:
     /// ``ServerDataFolder/Identity/appSecretKey``) seals the HMAC secrets of apps; every node
-    /// sharing a database needs the same one.
-    public init(database: ServerDatabase, appSecretKey: SymmetricKey? = nil, clock: @escaping @Sendable () -> Date = Date.init) {
+    /// sharing a database needs the same one. Stamps and expiries read the time from `clock`.
+    public init(database: ServerDatabase, appSecretKey: SymmetricKey? = nil, clock: WallClock = .system) {
         self.database = database
         self.clock = clock
         if let appSecretKey {
@@ -46,7 +46,7 @@ public struct ServerStore: Sendable {
         return applied
     }
 
-    var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }
+    var now: Int64 { Int64(clock.now.timeIntervalSince1970.rounded(.down)) }
 }
 
 /// An enrolled app or admin key.

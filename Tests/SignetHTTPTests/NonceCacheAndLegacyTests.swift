@@ -10,7 +10,7 @@ struct NonceCacheTests {
     @Test("a nonce is accepted once per key id")
     func secondInsert() async throws {
         let clock = ManualClock(HTTPTestSupport.now)
-        let cache = InMemoryNonceCache(capacity: 10, clock: clock.function)
+        let cache = InMemoryNonceCache(capacity: 10, clock: clock.wallClock)
         let until = clock.now.addingTimeInterval(60)
         #expect(try await cache.insert(nonce: "n1", keyID: "k1", until: until))
         #expect(try await cache.insert(nonce: "n1", keyID: "k1", until: until) == false)
@@ -26,7 +26,7 @@ struct NonceCacheTests {
     @Test("an expired entry is forgotten: its nonce is accepted again and the count drops")
     func expiry() async throws {
         let clock = ManualClock(HTTPTestSupport.now)
-        let cache = InMemoryNonceCache(capacity: 10, clock: clock.function)
+        let cache = InMemoryNonceCache(capacity: 10, clock: clock.wallClock)
         #expect(try await cache.insert(nonce: "a", keyID: "k", until: clock.now.addingTimeInterval(10)))
         #expect(try await cache.insert(nonce: "b", keyID: "k", until: clock.now.addingTimeInterval(100)))
         clock.advance(by: 9)
@@ -43,7 +43,7 @@ struct NonceCacheTests {
     @Test("a nonce inserted again after expiring does not hold back the sweep of the ones after it, and a replay keeps the first expiry")
     func reinsertedNonce() async throws {
         let clock = ManualClock(HTTPTestSupport.now)
-        let cache = InMemoryNonceCache(capacity: 10, clock: clock.function)
+        let cache = InMemoryNonceCache(capacity: 10, clock: clock.wallClock)
         let start = clock.now
         #expect(try await cache.insert(nonce: "x", keyID: "k", until: start.addingTimeInterval(100)))
         #expect(try await cache.insert(nonce: "a", keyID: "k", until: start.addingTimeInterval(10)))
@@ -71,7 +71,7 @@ struct NonceCacheTests {
         arguments: [nil, -1, 0, 2, 1000])
     func capacity(reserving reserved: Int?) async throws {
         let clock = ManualClock(HTTPTestSupport.now)
-        let cache = InMemoryNonceCache(capacity: 4, reserving: reserved, clock: clock.function)
+        let cache = InMemoryNonceCache(capacity: 4, reserving: reserved, clock: clock.wallClock)
         let until = clock.now.addingTimeInterval(100)
         try await Self.fill(cache, "n", 0..<4, lasting: 100, clock: clock)
         await #expect(throws: HTTPSignatureError.replayCacheFull(detail: "4 recent nonces are held, the most this server keeps")) { try await cache.insert(nonce: "n4", keyID: "k", until: until) }
@@ -88,7 +88,7 @@ struct NonceCacheTests {
     func flood() async throws {
         let clock = ManualClock(HTTPTestSupport.now)
         // Short-lived nonces: every insert succeeds and only the unexpired ones are held.
-        let cache = InMemoryNonceCache(capacity: 16, clock: clock.function)
+        let cache = InMemoryNonceCache(capacity: 16, clock: clock.wallClock)
         for index in 0..<160 {
             #expect(try await cache.insert(nonce: "n\(index)", keyID: "k", until: clock.now.addingTimeInterval(8)), "insert \(index)")
             let count = cache.count
@@ -96,7 +96,7 @@ struct NonceCacheTests {
             clock.advance(by: 1)
         }
         // Long-lived nonces: the first `capacity` are held, the rest refused, never more held.
-        let full = InMemoryNonceCache(capacity: 16, clock: clock.function)
+        let full = InMemoryNonceCache(capacity: 16, clock: clock.wallClock)
         for index in 0..<160 {
             let until = clock.now.addingTimeInterval(1000)
             if index < 16 {
@@ -116,7 +116,7 @@ struct NonceCacheTests {
     @Test("after thousands of expired entries are pruned, the live ones are still refused as replays and the rest forgotten")
     func pruning() async throws {
         let clock = ManualClock(HTTPTestSupport.now)
-        let cache = InMemoryNonceCache(capacity: 5000, clock: clock.function)
+        let cache = InMemoryNonceCache(capacity: 5000, clock: clock.wallClock)
         // 3,000 that expire, then 3,000 that do not: inserting the second lot sweeps the first
         // and compacts the insertion order (more than 1,024 swept, over half of it).
         try await Self.fill(cache, "old", 0..<3000, lasting: 10, clock: clock)
@@ -140,7 +140,7 @@ struct NonceCacheTests {
     @Test("full, with a long-lived nonce first, it drops the expired ones behind it for a new nonce and still refuses the long-lived one")
     func fullBehindALongLivedNonce() async throws {
         let clock = ManualClock(HTTPTestSupport.now)
-        let cache = InMemoryNonceCache(capacity: 2000, clock: clock.function)
+        let cache = InMemoryNonceCache(capacity: 2000, clock: clock.wallClock)
         // The first nonce outlives the others, so sweeping from the front stops at it.
         #expect(try await cache.insert(nonce: "long", keyID: "k", until: clock.now.addingTimeInterval(1000)))
         try await Self.fill(cache, "short", 1..<2000, lasting: 10, clock: clock)

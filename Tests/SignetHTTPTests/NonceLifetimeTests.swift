@@ -24,14 +24,14 @@ struct NonceLifetimeTests {
         var policy = HTTPSignaturePolicy()
         policy.requireCreated = false
         return HTTPMessageVerifier(
-            keys: StaticHTTPSignatureKeys(["client-1": fixture.verificationKey]), policy: policy, nonceCache: cache, clock: clock.function)
+            keys: StaticHTTPSignatureKeys(["client-1": fixture.verificationKey]), policy: policy, nonceCache: cache, clock: clock.wallClock)
     }
 
     @Test("with a replay cache, a signature without created or expires is refused before its nonce is recorded")
     func unboundedSignatureRefused() async throws {
         let fixture = try SigningFixture.make(.ed25519)
         let clock = ManualClock(HTTPTestSupport.now)
-        let cache = InMemoryNonceCache(clock: clock.function)
+        let cache = InMemoryNonceCache(clock: clock.wallClock)
         let request = try await Self.signed(fixture, SignatureParameters(nonce: "n-1", keyID: "client-1"))
         let refused = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, cache: cache, clock: clock).verify(request, body: nil) }
         #expect(refused == .missingParameter("created or expires"))
@@ -49,7 +49,7 @@ struct NonceLifetimeTests {
     func longNonceRefused() async throws {
         let fixture = try SigningFixture.make(.ed25519)
         let clock = ManualClock(HTTPTestSupport.now)
-        let cache = InMemoryNonceCache(clock: clock.function)
+        let cache = InMemoryNonceCache(clock: clock.wallClock)
         let created = HTTPTestSupport.now
         let long = try await Self.signed(fixture, SignatureParameters(created: created, nonce: String(repeating: "n", count: 129), keyID: "client-1"))
         let refused = try await HTTPTestSupport.thrown { try await Self.verifier(fixture, cache: cache, clock: clock).verify(long, body: nil) }
@@ -67,7 +67,7 @@ struct NonceLifetimeTests {
     func expiresOnlyKeepsNonce() async throws {
         let fixture = try SigningFixture.make(.ed25519)
         let clock = ManualClock(HTTPTestSupport.now)
-        let cache = InMemoryNonceCache(clock: clock.function)
+        let cache = InMemoryNonceCache(clock: clock.wallClock)
         let expires = HTTPTestSupport.now + 3600
         let request = try await Self.signed(fixture, SignatureParameters(expires: expires, nonce: "n-2", keyID: "client-1"))
         _ = try await Self.verifier(fixture, cache: cache, clock: clock).verify(request, body: nil)

@@ -149,20 +149,20 @@ struct SignedRequestsEndToEndTests {
     func staleOrFutureCreated() async throws {
         try await withLiveServer { server in
             var stale = try server.keys.signer(.ed25519)
-            stale.clock = { Date(timeIntervalSinceNow: -3600) }
+            stale.clock = WallClock { Date(timeIntervalSinceNow: -3600) }
             let old = try await server.sendSigned(.get, "/hello", with: stale)
             #expect(old.status == 401, "\(old)")
             #expect(old.errorMessage.contains("s ago"), "\(old)")
 
             var ahead = try server.keys.signer(.hmacSHA256)
-            ahead.clock = { Date(timeIntervalSinceNow: 3600) }
+            ahead.clock = WallClock { Date(timeIntervalSinceNow: 3600) }
             let future = try await server.sendSigned(.get, "/hello", with: ahead)
             #expect(future.status == 401, "\(future)")
             #expect(future.errorMessage.contains("future"), "\(future)")
 
             // Within the window (two minutes ago) is still fine.
             var recent = try server.keys.signer(.ed25519)
-            recent.clock = { Date(timeIntervalSinceNow: -120) }
+            recent.clock = WallClock { Date(timeIntervalSinceNow: -120) }
             let fine = try await server.sendSigned(.get, "/hello", with: recent)
             #expect(fine.status == 200, "\(fine)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SignetCore
 import SignetHTTP
 import SignetServer
 import SignetTestSupport
@@ -12,7 +13,7 @@ import Testing
     final class Clock: Sendable {
         let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
         func set(_ seconds: Int64) { now.withLock { $0 = Date(timeIntervalSince1970: TimeInterval(seconds)) } }
-        var read: @Sendable () -> Date { { self.now.withLock { $0 } } }
+        var wallClock: WallClock { WallClock { self.now.withLock { $0 } } }
     }
 
     static let logger: Logger = {
@@ -24,7 +25,7 @@ import Testing
     /// A migrated store on SQLite in `folder`, reading `clock`.
     static func store(in folder: TemporaryFolder, clock: Clock) async throws -> (ServerStore, String) {
         let path = folder.file("signet.sqlite")
-        let store = ServerStore(database: try ServerDatabase(location: .sqlite(path: path), logger: logger), clock: clock.read)
+        let store = ServerStore(database: try ServerDatabase(location: .sqlite(path: path), logger: logger), clock: clock.wallClock)
         try await store.migrate()
         return (store, path)
     }
@@ -194,14 +195,14 @@ import Testing
     @Test func aSnapshotIsRestoredByAnotherProcess() async throws {
         let t: Int64 = 1_800_000_000
         let salts: (UInt64, UInt64) = (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)
-        let cache = InMemoryNonceCache(capacity: 10, reserving: nil, clock: { Date(timeIntervalSince1970: TimeInterval(t)) }, salts: salts, portable: true)
+        let cache = InMemoryNonceCache(capacity: 10, reserving: nil, clock: .fixed(Date(timeIntervalSince1970: TimeInterval(t))), salts: salts, portable: true)
         #expect(try await cache.insert(nonce: "n1", keyID: "app", until: Date(timeIntervalSince1970: TimeInterval(t + 300))))
         // The fingerprint of ("app", "n1") under these salts, as any process computes it: the
         // first 16 bytes of SHA-256(salts ‖ length of the key id ‖ key id ‖ nonce), little-endian.
         let entry = try #require(cache.snapshot().entries.first)
         #expect(entry.high == 0x5cd6_344d_e096_626d && entry.low == 0x16cf_c33a_ab26_2af9, "computed with Python's hashlib")
         let written = try #require(ReplaySnapshot(decoding: ReplaySnapshot(start: t, highWater: t, cache: cache.snapshot()).encoded()))
-        let other = InMemoryNonceCache(capacity: 10, reserving: nil, clock: { Date(timeIntervalSince1970: TimeInterval(t)) }, salts: salts, portable: true)
+        let other = InMemoryNonceCache(capacity: 10, reserving: nil, clock: .fixed(Date(timeIntervalSince1970: TimeInterval(t))), salts: salts, portable: true)
         #expect(other.restore(written.cache))
         #expect(try await other.insert(nonce: "n1", keyID: "app", until: Date(timeIntervalSince1970: TimeInterval(t + 300))) == false)
     }

@@ -28,7 +28,7 @@ import Testing
         // the five minutes of skew allowed): both accepted before the kill.
         let present = try await Self.registration("ann", signer: keys.appSigner)
         var fastClock = keys.appSigner
-        fastClock.clock = { Date().addingTimeInterval(120) }
+        fastClock.clock = WallClock { Date().addingTimeInterval(120) }
         let future = try await Self.registration("bob", signer: fastClock)
         #expect(try await Nodes.send(present, to: first).status == 201)
         #expect(try await Nodes.send(future, to: first).status == 201)
@@ -83,13 +83,13 @@ import Testing
     @Test func signaturesMadeBeforeTheStartAreRefused() async throws {
         try await TestServer.with { server in
             var before = server.appSigner
-            before.clock = { Date().addingTimeInterval(-30) }
+            before.clock = WallClock { Date().addingTimeInterval(-30) }
             let stale = try await server.api.send(.get, "/v1/me", signer: before)
             #expect(stale.status == 401)
             #expect(stale.text.contains("precedes the server's start"), "\(stale.text)")
             #expect(stale.head.headerFields[.acceptSignature] != nil)
             var ahead = server.appSigner
-            ahead.clock = { Date().addingTimeInterval(60) }
+            ahead.clock = WallClock { Date().addingTimeInterval(60) }
             for signer in [server.appSigner, ahead] {
                 let request = try await server.api.request(.get, "/v1/me", signer: signer)
                 // Signed but without a session: 401 for the session, after the nonce was taken.

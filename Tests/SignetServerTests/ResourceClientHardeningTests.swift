@@ -84,7 +84,7 @@ import Testing
             var configuration = ClientConfiguration(
                 server: "https://127.0.0.1:\(server.port)", appSigner: server.app, serverKey: server.identity.responseSigner.publicKey,
                 trustRoot: server.trustRoot, resourceState: server.folder.file("state"))
-            configuration.clock = { Date().addingTimeInterval(2 * 86400) }
+            configuration.clock = WallClock { Date().addingTimeInterval(2 * 86400) }
             let client = try SignetClient(configuration: configuration, transport: F.pinned(server), sessions: InMemorySessionStore())
             let error = try await F.fetchError(client, "site", into: destination)
             guard case .resourceRefused(let code, _) = error else { Issue.record("expected resourceRefused, got \(error)"); return }

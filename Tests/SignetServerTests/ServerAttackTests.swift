@@ -41,7 +41,7 @@ import Testing
         try await TestServer.with { server in
             for offset in [-600.0, 600.0] {
                 var signer = server.appSigner
-                signer.clock = { Date().addingTimeInterval(offset) }
+                signer.clock = WallClock { Date().addingTimeInterval(offset) }
                 let response = try await server.api.send(try await server.api.request(.post, "/v1/users", body: Self.registration, signer: signer))
                 #expect(response.status == 401, "offset \(offset)")
             }

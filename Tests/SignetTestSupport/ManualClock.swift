@@ -1,8 +1,9 @@
 import Foundation
+import SignetCore
 
-/// A clock stopped at `seconds` since 1970, for APIs that take a `@Sendable () -> Date`.
-public func fixedClock(_ seconds: Int64) -> @Sendable () -> Date {
-    { Date(timeIntervalSince1970: TimeInterval(seconds)) }
+/// A clock stopped at `seconds` since 1970.
+public func fixedClock(_ seconds: Int64) -> WallClock {
+    .fixed(Date(timeIntervalSince1970: TimeInterval(seconds)))
 }
 
 /// A clock tests move by hand, safe to read from any thread.
@@ -27,6 +28,7 @@ public final class ManualClock: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The clock as the `@Sendable () -> Date` the library's APIs take.
-    public var function: @Sendable () -> Date { { self.now } }
+    /// The clock as the ``WallClock`` the library's APIs take: it reads this one, wherever
+    /// it has been moved to.
+    public var wallClock: WallClock { WallClock { self.now } }
 }

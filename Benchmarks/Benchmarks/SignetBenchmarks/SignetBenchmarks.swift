@@ -1,9 +1,9 @@
 // In-process figures for the operations Signet's users call on hot paths, with p90 thresholds
 // (names without spaces: `thresholds check` looks files up by the raw name, `update` writes
 // spaces as underscores)
-// checked in under Benchmarks/Thresholds (`swift package benchmark thresholds check` fails on a
-// regression beyond the tolerance below). Whole-process comparisons with peer tools are
-// Scripts/bench's job.
+// checked in under Benchmarks/Thresholds/<Swift version>/ (`swift package benchmark thresholds
+// check --path Thresholds/6.3` fails on a regression beyond the tolerance below; see
+// Benchmarks/README.md). Whole-process comparisons with peer tools are Scripts/bench's job.
 import Benchmark
 import Foundation
 import HTTPTypes

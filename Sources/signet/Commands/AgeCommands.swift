@@ -40,11 +40,10 @@ struct EncryptCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("a"), .customLong("armor")], help: "Write armored text (PEM-like) instead of binary.")
     var armor = false
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the encrypted file (default: standard output).", valueName: "OUT"))
-    var output: String?
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var output: OptionalOutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Where to write the encrypted file (default: standard output).", valueName: "OUT")
+    }
 
     @OptionGroup var passphraseOption: AgePassphraseOption
     @OptionGroup var quietOption: QuietOption
@@ -67,7 +66,7 @@ struct EncryptCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let sink = try StreamedOutput(path: output, binary: !armor, permissions: .standard, force: force)
+        let sink = try output.streamed(binary: !armor, permissions: .standard)
         let source = try FileInput(path: input)
         var chosen: [any AgeRecipient] = []
         for string in recipients {
@@ -133,11 +132,10 @@ struct DecryptCommand: AsyncParsableCommand {
         valueName: "IDENTITY"))
     var identities: [String] = []
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the decrypted file (default: standard output).", valueName: "OUT"))
-    var output: String?
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var output: OptionalOutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Where to write the decrypted file (default: standard output).", valueName: "OUT")
+    }
 
     @Flag(name: .customLong("legacy-rsa-pkcs1"), help: ArgumentHelp(
         "Decrypt the old tutorial scheme instead of age: base64 of RSA PKCS#1 v1.5 blocks (unsafe; read-only)."))
@@ -161,7 +159,7 @@ struct DecryptCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try StreamedOutput.refuseExisting(output, force: force)
+        try output.refuseExisting()
         if legacyRSAPKCS1 { return try await runLegacy() }
         let passphrases = passphraseOption.provider
         // Without -i: a passphrase, asked for only if the header holds a scrypt stanza.
@@ -174,7 +172,7 @@ struct DecryptCommand: AsyncParsableCommand {
             }
         }
         let source = try FileInput(path: input)
-        let sink = try StreamedOutput(path: output, binary: false, permissions: .privateToOwner, force: force)
+        let sink = try output.streamed(binary: false, permissions: .privateToOwner)
         let decryptor = AgeDecryptor(identities: chosen)
         let bar = ProgressBar.make(label: "decrypting", total: source.size, quiet: quietOption.quiet)
         defer { bar?.finish() }

@@ -30,11 +30,10 @@ struct AgeKeygen: AsyncParsableCommand {
         """
     )
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the key file (default: standard output).", valueName: "FILE"))
-    var output: String?
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var output: OptionalOutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Where to write the key file (default: standard output).", valueName: "FILE")
+    }
 
     @Flag(name: [.customLong("pq")], help: "Generate a post-quantum (MLKEM768-X25519) key instead of X25519.")
     var postQuantum = false
@@ -42,7 +41,7 @@ struct AgeKeygen: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        try StreamedOutput.refuseExisting(output, force: force)
+        try output.refuseExisting()
         let contents: String
         let recipient: String
         if postQuantum {
@@ -56,8 +55,8 @@ struct AgeKeygen: AsyncParsableCommand {
         }
         var bytes = Array(contents.utf8)
         defer { SecretBytes.zero(&bytes) }
-        try OutputDestination.write(bytes, to: output, binary: false, permissions: .privateToOwner, force: force)
-        let toTerminal = (output == nil || output == "-") && Console.stdoutIsTerminal
+        try output.write(bytes, binary: false, permissions: .privateToOwner)
+        let toTerminal = output.isStandardOutput && Console.stdoutIsTerminal
         if !toTerminal && !quietOption.quiet {
             Console.writeError("Public key: \(recipient)\n")
         }
@@ -79,11 +78,10 @@ struct AgeRecipientCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the recipients (default: standard output).", valueName: "OUT"))
-    var output: String?
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var output: OptionalOutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Where to write the recipients (default: standard output).", valueName: "OUT")
+    }
 
     @OptionGroup var passphraseOption: AgePassphraseOption
 
@@ -97,7 +95,7 @@ struct AgeRecipientCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try StreamedOutput.refuseExisting(output, force: force)
+        try output.refuseExisting()
         let identities: [any AgeKeyPairIdentity]
         do {
             identities = try await AgeIdentityFile.load(identity, options: passphraseOption)
@@ -107,7 +105,7 @@ struct AgeRecipientCommand: AsyncParsableCommand {
                 source: source, detail: "an RSA key of \(bits) bits is too small: age encrypts to RSA keys of \(SSHRSARecipient.minimumBits) bits or more")
         }
         let text = identities.map { $0.recipientString + "\n" }.joined()
-        try OutputDestination.write(Array(text.utf8), to: output, binary: false, permissions: .standard, force: force)
+        try output.write(Array(text.utf8), binary: false, permissions: .standard)
     }
 }
 

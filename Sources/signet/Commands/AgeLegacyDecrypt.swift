@@ -17,7 +17,7 @@ extension DecryptCommand {
         }
         var plaintext = try LegacyRSAPKCS1.decrypt(ciphertext, privateKey: key, source: source.displayName)
         defer { SecretBytes.zero(&plaintext) }
-        try OutputDestination.write(plaintext, to: output, binary: false, permissions: .privateToOwner, force: force)
+        try output.write(plaintext, binary: false, permissions: .privateToOwner)
     }
 }
 

@@ -67,11 +67,10 @@ struct BundleCreate: AsyncParsableCommand {
     @Flag(help: "Allow an --expires that has already passed (for tests).")
     var allowExpired = false
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The bundle to write.", valueName: "OUT.bundle"))
-    var output: String
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var output: OutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("The bundle to write.", valueName: "OUT.bundle")
+    }
 
     @OptionGroup var keyAccess: KeyAccessOptions
     @OptionGroup var quietOption: QuietOption
@@ -89,16 +88,16 @@ struct BundleCreate: AsyncParsableCommand {
         if let expiry, expiry <= Date(), !allowExpired {
             throw BundleError.invalidArgument(detail: "--expires \(expires!) has already passed (use --allow-expired to make such a bundle anyway)")
         }
-        if !force, AtomicFile.exists(output) { throw BundleError.outputExists(path: output) }
+        try output.refuseExistingFile()
         var signers: [any Signer] = []
         for key in keys { signers.append(try await keyAccess.resolver.signer(key)) }
         let creator = BundleCreator(name: name, version: version, expires: expiry)
         let total = try creator.collect(inputs).reduce(Int64(0)) { $0 + (FileSize.of($1.source) ?? 0) }
         let bar = ProgressBar.make(label: "bundling", total: total, quiet: quietOption.quiet)
         defer { bar?.finish() }
-        let manifest = try await creator.create(inputs: inputs, signers: signers, output: output, overwrite: force, progress: bar?.callback)
+        let manifest = try await creator.create(inputs: inputs, signers: signers, output: output.path, overwrite: output.force, progress: bar?.callback)
         bar?.finish()
-        Console.note("\(output): \(manifest.name) version \(manifest.version), \(manifest.files.count) file(s), \(signers.count) signature(s)", quiet: quietOption.quiet)
+        Console.note("\(output.path): \(manifest.name) version \(manifest.version), \(manifest.files.count) file(s), \(signers.count) signature(s)", quiet: quietOption.quiet)
     }
 }
 
@@ -190,5 +189,19 @@ struct BundleCheck: AsyncParsableCommand {
         let checker = BundleChecker(verifier: BundleVerifier(trust: try trustOptions.load(), now: try trustOptions.moment(), expectedName: trustOptions.name))
         let manifest = try await checker.check(folder: destination, state: state.map(BundleState.init(folder:)))
         Console.note("\(destination): OK — \(manifest.name) version \(manifest.version), \(manifest.files.count) file(s) unchanged", quiet: quietOption.quiet)
+    }
+}
+
+/// Bundles and trust roots go to files only: for them `-o -` names a file called "-", not
+/// standard output.
+extension OutputOptions {
+    /// Refuses an existing output file unless --force: checked before any work.
+    func refuseExistingFile() throws(BundleError) {
+        if !force, AtomicFile.exists(path) { throw BundleError.outputExists(path: path) }
+    }
+
+    /// Writes `bytes` to the output file atomically (0644), over an existing one only with --force.
+    func writeFile(_ bytes: [UInt8]) throws(SignetCoreError) {
+        try AtomicFile.write(bytes, to: path, permissions: .standard, overwrite: force)
     }
 }

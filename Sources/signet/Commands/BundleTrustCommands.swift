@@ -76,11 +76,10 @@ struct BundleTrustInit: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How many of the keys must sign a bundle (default 1).", valueName: "K"))
     var threshold: Int = 1
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the trust root.", valueName: "TRUST"))
-    var output: String
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var output: OutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Where to write the trust root.", valueName: "TRUST")
+    }
 
     @OptionGroup var keyAccess: KeyAccessOptions
     @OptionGroup var quietOption: QuietOption
@@ -91,8 +90,8 @@ struct BundleTrustInit: AsyncParsableCommand {
 
     func run() async throws {
         let root = try TrustRoot(threshold: threshold, keys: try await trustedKeys(keys, resolver: keyAccess.resolver))
-        try AtomicFile.write(root.fileBytes, to: output, permissions: .standard, overwrite: force)
-        Console.note("\(output): trust root version 1, \(root.keys.count) key(s), threshold \(root.threshold)", quiet: quietOption.quiet)
+        try output.writeFile(root.fileBytes)
+        Console.note("\(output.path): trust root version 1, \(root.keys.count) key(s), threshold \(root.threshold)", quiet: quietOption.quiet)
     }
 }
 
@@ -112,11 +111,10 @@ struct BundleTrustRotate: AsyncParsableCommand {
     @Option(name: .customLong("sign"), help: ArgumentHelp("A private key of the current root that signs the rotation (repeat).", valueName: "PRIV"))
     var signingKeys: [String] = []
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the next root.", valueName: "NEXT"))
-    var output: String
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var output: OutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Where to write the next root.", valueName: "NEXT")
+    }
 
     @OptionGroup var keyAccess: KeyAccessOptions
     @OptionGroup var quietOption: QuietOption
@@ -128,7 +126,7 @@ struct BundleTrustRotate: AsyncParsableCommand {
 
     func run() async throws {
         let current = try TrustRoot.load(path: trust)
-        if !force, AtomicFile.exists(output) { throw BundleError.outputExists(path: output) }
+        try output.refuseExistingFile()
         let resolver = keyAccess.resolver
         var signers: [any Signer] = []
         for key in signingKeys {
@@ -137,8 +135,8 @@ struct BundleTrustRotate: AsyncParsableCommand {
             signers.append(try await resolver.signer(key, algorithm: pinned?.algorithm))
         }
         let next = try await current.rotated(to: try await trustedKeys(keys, resolver: resolver), threshold: threshold, signedBy: signers)
-        try AtomicFile.write(next.fileBytes, to: output, permissions: .standard, overwrite: force)
-        Console.note("\(output): trust root version \(next.version), \(next.keys.count) key(s), threshold \(next.threshold), signed by \(signers.count) key(s) of version \(current.version)", quiet: quietOption.quiet)
+        try output.writeFile(next.fileBytes)
+        Console.note("\(output.path): trust root version \(next.version), \(next.keys.count) key(s), threshold \(next.threshold), signed by \(signers.count) key(s) of version \(current.version)", quiet: quietOption.quiet)
     }
 }
 

@@ -27,23 +27,22 @@ struct CertCommand: AsyncParsableCommand {
     )
 }
 
-/// Output of a certificate or CSR: the file, its encoding, and --force.
+/// Output of a certificate or CSR: the file and --force, and its encoding.
 struct CertOutputOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write it ('-': standard output).", valueName: "FILE"))
-    var output: String
+    @OptionGroup var file: OutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Where to write it ('-': standard output).", valueName: "FILE")
+    }
 
     @Option(help: ArgumentHelp("pem (default) or der.", valueName: "FORMAT"))
     var format: X509Encoding = .pem
 
-    @Flag(help: "Replace an existing output file.")
-    var force = false
-
     func checkOutput() throws {
-        if !force, output != "-", AtomicFile.exists(output) { throw SignetCoreError.outputExists(path: output) }
+        try file.refuseExisting()
     }
 
     func write(_ bytes: [UInt8]) throws {
-        try OutputDestination.write(bytes, to: output, binary: format == .der, permissions: .standard, force: force)
+        try file.write(bytes, binary: format == .der, permissions: .standard)
     }
 }
 

@@ -34,29 +34,28 @@ struct CertP12Export: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A friendly name for the key and certificate.", valueName: "NAME"))
     var name: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The .p12 to write.", valueName: "OUT.p12"))
-    var output: String
+    @OptionGroup var output: OutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("The .p12 to write.", valueName: "OUT.p12")
+    }
 
     @Option(name: .customLong("new-passphrase-file"), help: ArgumentHelp(
         "Read the .p12's passphrase from the first line of FILE (else a prompt).", valueName: "FILE"))
     var newPassphraseFile: String?
 
-    @Flag(help: "Replace an existing output file.")
-    var force = false
-
     @OptionGroup var keyAccess: KeyAccessOptions
 
     func run() async throws {
-        if !force, output != "-", AtomicFile.exists(output) { throw SignetCoreError.outputExists(path: output) }
+        try output.refuseExisting()
         let privateKey = try keyAccess.resolver.privateKey(path: key)
         let certificates = try X509Files.readCertificates(path: cert)
         let extra = try chain.map { try X509Files.readCertificates(path: $0) } ?? []
         let passphrase = try CLIPassphraseProvider(passphraseFile: newPassphraseFile, useEnvironment: false)
-            .passphrase(for: output, confirm: true)
+            .passphrase(for: output.path, confirm: true)
         let bytes = try PKCS12.encode(
             privateKey: privateKey, certificate: certificates[0], chain: Array(certificates.dropFirst()) + extra,
             passphrase: passphrase, friendlyName: name)
-        try OutputDestination.write(bytes, to: output, binary: true, permissions: .privateToOwner, force: force)
+        try output.write(bytes, binary: true, permissions: .privateToOwner)
     }
 }
 

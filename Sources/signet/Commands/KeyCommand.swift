@@ -26,8 +26,10 @@ struct KeyGenerate: AsyncParsableCommand {
     @Option(name: [.customShort("t"), .long], help: ArgumentHelp("The key type (rsa1024 only with --allow-weak).", valueName: "TYPE"))
     var type: KeyGenerationType
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the key ('-': standard output).", valueName: "KEY"))
-    var output: String
+    @OptionGroup var output: OutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Where to write the key ('-': standard output).", valueName: "KEY")
+    }
 
     @Option(help: ArgumentHelp("The format (pem is PKCS#8).", valueName: "FORMAT"))
     var format: PrivateKeyFormat = .pem
@@ -35,23 +37,17 @@ struct KeyGenerate: AsyncParsableCommand {
     @Flag(help: "Encrypt the key with a passphrase (PKCS#8, PBKDF2-SHA256 + AES-256-CBC).")
     var encrypt = false
 
-    @Flag(help: "Replace an existing output file.")
-    var force = false
-
     @OptionGroup var keyAccess: KeyAccessOptions
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        if !force, output != "-", AtomicFile.exists(output) {
-            throw SignetCoreError.outputExists(path: output)
-        }
-        let passphrase = encrypt ? try keyAccess.passphrases.passphrase(for: output, confirm: true) : nil
+        try output.refuseExisting()
+        let passphrase = encrypt ? try keyAccess.passphrases.passphrase(for: output.path, confirm: true) : nil
         let key = try PrivateKey.generate(type, policy: keyAccess.policy)
         var encoded = try key.encoded(as: format, passphrase: passphrase)
         defer { SecretBytes.zero(&encoded) }
-        try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .privateToOwner, force: force)
-        let place = output == "-" ? "standard output" : output
-        Console.note("wrote \(key.kind) to \(place) (fingerprint \(key.publicKey.fingerprint))", quiet: quietOption.quiet)
+        try output.write(encoded, binary: format.isBinary, permissions: .privateToOwner)
+        Console.note("wrote \(key.kind) to \(output.displayName) (fingerprint \(key.publicKey.fingerprint))", quiet: quietOption.quiet)
     }
 }
 
@@ -71,11 +67,10 @@ struct KeyPublic: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Comment for the openssh format.", valueName: "TEXT"))
     var comment: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output file (default: standard output).", valueName: "OUT"))
-    var output: String?
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var output: OptionalOutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Output file (default: standard output).", valueName: "OUT")
+    }
 
     @OptionGroup var keyAccess: KeyAccessOptions
 
@@ -85,7 +80,7 @@ struct KeyPublic: AsyncParsableCommand {
         }
         let publicKey = try await keyAccess.resolver.publicKey(key)
         let encoded = try publicKey.encoded(as: format, comment: comment)
-        try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .standard, force: force)
+        try output.write(encoded, binary: format.isBinary, permissions: .standard)
     }
 }
 
@@ -127,15 +122,17 @@ struct KeyConvert: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The key to convert ('-': standard input).", valueName: "IN"))
     var input: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output file ('-': standard output).", valueName: "OUT"))
-    var output: String
+    @OptionGroup var output: OutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Output file ('-': standard output).", valueName: "OUT")
+    }
 
     @OptionGroup var export: KeyExportOptions
 
     @OptionGroup var keyAccess: KeyAccessOptions
 
     func run() async throws {
-        try export.checkOutput(output)
+        try output.refuseExisting()
         let resolver = keyAccess.resolver
         let decoded = try resolver.decodeFile(input)
         let source = resolver.displayName(input)

@@ -21,14 +21,13 @@ struct SignCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Signature algorithm (default: the key's).", valueName: "ALG"))
     var algorithm: SignatureAlgorithm?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the signature (default: standard output).", valueName: "SIG"))
-    var output: String?
+    @OptionGroup var output: OptionalOutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Where to write the signature (default: standard output).", valueName: "SIG")
+    }
 
     @Flag(help: "Write the signature in base64 (one line) instead of raw bytes.")
     var base64 = false
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
 
     @OptionGroup var keyAccess: KeyAccessOptions
     @OptionGroup var quietOption: QuietOption
@@ -42,16 +41,14 @@ struct SignCommand: AsyncParsableCommand {
 
     func run() async throws {
         let chosen = try algorithm.map { (algorithm) throws(SignetCoreError) in try algorithm.requireFileSignature() }
-        if let output, output != "-", !force, AtomicFile.exists(output) {
-            throw SignetCoreError.outputExists(path: output)
-        }
+        try output.refuseExisting()
         let signer = try await keyAccess.resolver.signer(key, algorithm: chosen)
         let bar = ProgressBar.make(label: "signing", total: FileSize.of(file), quiet: quietOption.quiet)
         defer { bar?.finish() }
         let signature = try await FileSignature.sign(path: file, with: signer, progress: bar?.callback)
         bar?.finish()
         let bytes = base64 ? Array((Base64.encode(signature) + "\n").utf8) : signature
-        try OutputDestination.write(bytes, to: output, binary: !base64, permissions: .standard, force: force)
+        try output.write(bytes, binary: !base64, permissions: .standard)
     }
 }
 

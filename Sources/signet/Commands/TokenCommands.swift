@@ -201,11 +201,10 @@ struct TokenPublic: AsyncParsableCommand {
     @Option(help: ArgumentHelp("pem (SPKI), der, pkcs1, pkcs1-der, openssh, jwk, ios, or minisign.", valueName: "FORMAT"))
     var format: String = "pem"
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output file (default: standard output).", valueName: "OUT"))
-    var output: String?
-
-    @Flag(help: "Replace an existing output file.")
-    var force = false
+    @OptionGroup var output: OptionalOutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Output file (default: standard output).", valueName: "OUT")
+    }
 
     @OptionGroup var keyAccess: KeyAccessOptions
 
@@ -217,13 +216,12 @@ struct TokenPublic: AsyncParsableCommand {
                 throw SignetCoreError.invalidArgument(detail: "\(PKCS11URI.redacted(uri)): minisign keys are Ed25519, this is \(publicKey.kind)")
             }
             let key = try MinisignPublicKey(keyID: MinisignKeyID.derived(fromEd25519: Array(raw)), rawKey: Array(raw))
-            try OutputDestination.write(Array(key.fileContents.utf8), to: output, binary: false, permissions: .standard, force: force)
+            try output.write(Array(key.fileContents.utf8), binary: false, permissions: .standard)
             return
         }
         guard let chosen = PublicKeyFormat(rawValue: format) else {
             throw ValidationError("unknown format '\(format)' (pem, der, pkcs1, pkcs1-der, openssh, jwk, ios, minisign)")
         }
-        try OutputDestination.write(
-            try publicKey.encoded(as: chosen), to: output, binary: chosen.isBinary, permissions: .standard, force: force)
+        try output.write(try publicKey.encoded(as: chosen), binary: chosen.isBinary, permissions: .standard)
     }
 }

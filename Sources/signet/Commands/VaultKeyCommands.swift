@@ -92,15 +92,17 @@ struct VaultExport: AsyncParsableCommand {
 
     @OptionGroup var name: VaultItemName
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write ('-': standard output, the default).", valueName: "OUT"))
-    var output: String = "-"
+    @OptionGroup var output: DefaultedOutputOptions<OutputHelpText>
+    enum OutputHelpText: OutputHelp {
+        static let help = ArgumentHelp("Where to write ('-': standard output, the default).", valueName: "OUT")
+    }
 
     @OptionGroup var export: KeyExportOptions
 
     @OptionGroup var options: VaultOptions
 
     func run() async throws {
-        try export.checkOutput(output)
+        try output.refuseExisting()
         let vault = try await options.access.openUnlocked()
         let key = try await vault.privateKey(service: name.service, account: name.account, policy: KeyPolicy(allowWeakRSA: true))
         if export.public {

@@ -1,10 +1,11 @@
 import ArgumentParser
 import SignetCore
 
-/// What `key convert` and `vault export` share: the output, its format, public or private, and
-/// encryption. One passphrase rule for both, as for every command: the *new* passphrase comes only
-/// from `--new-passphrase-file` or a prompt — never from `--passphrase-file` or
-/// SIGNET_PASSPHRASE, which name the *current* one.
+/// What `key convert` and `vault export` share: the output's format, public or private, and
+/// encryption (`-o` and `--force` are each command's output group). One passphrase rule for
+/// both, as for every command: the *new* passphrase comes only from `--new-passphrase-file`
+/// or a prompt — never from `--passphrase-file` or SIGNET_PASSPHRASE, which name the
+/// *current* one.
 struct KeyExportOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -23,34 +24,26 @@ struct KeyExportOptions: ParsableArguments {
         help: ArgumentHelp("With --encrypt: read the new passphrase from the first line of FILE (else a prompt).", valueName: "FILE"))
     var newPassphraseFile: String?
 
-    @Flag(help: "Replace an existing output file.")
-    var force = false
-
     func validate() throws {
         if encrypt && `public` { throw ValidationError("--encrypt applies to private keys, not with --public") }
         if newPassphraseFile != nil && !encrypt { throw ValidationError("--new-passphrase-file applies only with --encrypt") }
     }
 
-    /// Refuses an existing `output` unless --force.
-    func checkOutput(_ output: String) throws {
-        if !force, output != "-", AtomicFile.exists(output) { throw SignetCoreError.outputExists(path: output) }
-    }
-
     /// Writes `key`'s public key in the chosen format.
-    func writePublic(_ key: PublicKey, to output: String) throws {
+    func writePublic(_ key: PublicKey, to output: some OutputTarget) throws {
         let format = try KeyFormatParsing.publicFormat(format)
-        try OutputDestination.write(try key.encoded(as: format), to: output, binary: format.isBinary, permissions: .standard, force: force)
+        try output.write(try key.encoded(as: format), binary: format.isBinary, permissions: .standard)
     }
 
     /// Writes `key` in the chosen format, encrypted under a new passphrase with --encrypt, 0600.
-    func writePrivate(_ key: PrivateKey, to output: String) throws {
+    func writePrivate(_ key: PrivateKey, to output: some OutputTarget) throws {
         let format = try KeyFormatParsing.privateFormat(format)
         let passphrase = try encrypt
-            ? CLIPassphraseProvider(passphraseFile: newPassphraseFile, useEnvironment: false).passphrase(for: output, confirm: true)
+            ? CLIPassphraseProvider(passphraseFile: newPassphraseFile, useEnvironment: false).passphrase(for: output.destination ?? "-", confirm: true)
             : nil
         var encoded = try key.encoded(as: format, passphrase: passphrase)
         defer { SecretBytes.zero(&encoded) }
-        try OutputDestination.write(encoded, to: output, binary: format.isBinary, permissions: .privateToOwner, force: force)
+        try output.write(encoded, binary: format.isBinary, permissions: .privateToOwner)
     }
 }
 
