@@ -44,7 +44,7 @@ public final class PrincipalDirectory: HTTPSignatureKeyStore {
     private func entry(for keyID: String) async throws(ServerError) -> Entry {
         let now = ContinuousClock.now
         if let cached = entries.withLock({ $0[keyID] }), now - cached.fetched < maximumAge { return cached }
-        let found = try await store.principal(keyID: keyID)
+        let found = try await store.principals.find(keyID: keyID)
         var key: HTTPVerificationKey?
         if let (principal, secret) = found {
             if let secret {

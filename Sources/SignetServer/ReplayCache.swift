@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import SQLKit
 import SignetCore
 import SignetHTTP
 import Synchronization
@@ -110,7 +109,7 @@ package final class LocalReplayCache: NonceCache {
         }
         let now = store.clock.now.timeIntervalSince1970
         try? await Task.sleep(for: .milliseconds(Int64(((now.rounded(.down) + 1 - now) * 1000).rounded(.up))))
-        let stored = try await store.unexpiredNonces(limit: memory.capacity + 1)
+        let stored = try await store.nonces.unexpired(limit: memory.capacity + 1)
         guard stored.count + memory.count <= memory.capacity else {
             throw .configuration(detail: "the database holds more unexpired nonces than the replay cache's \(memory.capacity); raise its size, or start again once they expire")
         }
@@ -242,7 +241,7 @@ package final class LocalReplayCache: NonceCache {
 
     private func stored(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
         do {
-            return try await store.insertNonce(nonce, keyID: keyID, until: Int64(expiry.timeIntervalSince1970.rounded(.up)))
+            return try await store.nonces.insert(nonce, keyID: keyID, until: Int64(expiry.timeIntervalSince1970.rounded(.up)))
         } catch {
             throw .replayCacheFull(detail: "the database did not record the nonce")
         }
@@ -326,7 +325,7 @@ final class SharedReplayCache: NonceCache {
         metrics?.replayBatches.increment()
         metrics?.replayBatchedNonces.increment(by: Int64(unique.count))
         do {
-            let fresh = try await store.insertNonces(unique.map { ($0.keyID, $0.nonce, $0.expiry) })
+            let fresh = try await store.nonces.insertAll(unique.map { ($0.keyID, $0.nonce, $0.expiry) })
             for pending in unique {
                 pending.answer.resume(returning: .success(fresh.contains(StoredNonceKey(keyID: pending.keyID, nonce: pending.nonce))))
             }
@@ -335,46 +334,11 @@ final class SharedReplayCache: NonceCache {
             let retry = unique.count > 1
             for pending in unique {
                 var result = Result<Bool, HTTPSignatureError>.failure(.replayCacheFull(detail: "the database did not record the nonce"))
-                if retry, let fresh = try? await store.insertNonces([(pending.keyID, pending.nonce, pending.expiry)]) {
+                if retry, let fresh = try? await store.nonces.insertAll([(pending.keyID, pending.nonce, pending.expiry)]) {
                     result = .success(!fresh.isEmpty)
                 }
                 pending.answer.resume(returning: result)
             }
-        }
-    }
-}
-
-/// A key id and nonce, as the database returns the ones it recorded.
-struct StoredNonceKey: Hashable {
-    let keyID: String
-    let nonce: String
-}
-
-extension ServerStore {
-    /// Records the nonces, in one statement; returns those that were new (the others are
-    /// replays of unexpired ones).
-    func insertNonces(_ nonces: [(keyID: String, nonce: String, expiry: Int64)]) async throws(ServerError) -> Set<StoredNonceKey> {
-        guard !nonces.isEmpty else { return [] }
-        let now = self.now
-        let rows = nonces.map { "(\(bind: $0.keyID), \(bind: $0.nonce), \(bind: $0.expiry))" as SQLQueryString }.joined(separator: ", ")
-        return try await database.withConnection(durability: .relaxed) { sql in
-            let inserted = try await sql.raw("""
-                INSERT INTO nonces (key_id, nonce, expires_at) VALUES \(rows)
-                ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = excluded.expires_at
-                WHERE nonces.expires_at <= \(bind: now)
-                RETURNING key_id, nonce
-                """).all()
-            return Set(try inserted.map { StoredNonceKey(keyID: try $0.text("key_id"), nonce: try $0.text("nonce")) })
-        }
-    }
-
-    /// The unexpired nonces, at most `limit`.
-    package func unexpiredNonces(limit: Int) async throws(ServerError) -> [(keyID: String, nonce: String, expiry: Int64)] {
-        let now = self.now
-        return try await database.withConnection { sql in
-            try await sql.raw("""
-                SELECT key_id, nonce, expires_at FROM nonces WHERE expires_at > \(bind: now) LIMIT \(bind: limit)
-                """).all().map { (try $0.text("key_id"), try $0.text("nonce"), try $0.integer("expires_at")) }
         }
     }
 }

@@ -39,10 +39,10 @@ struct ResourcePublisher: Sendable {
         } catch {
             throw .unprocessable(field: "name", detail: error.description)
         }
-        guard let trust = try await store.currentTrustRoot() else {
+        guard let trust = try await store.trustRoots.current() else {
             throw .conflict(detail: "the server has no trust root yet, so it cannot publish")
         }
-        let latest = try await store.latestResource(name: name)
+        let latest = try await store.resources.latest(name: name)
         let bundlePath: String
         switch kind {
         case .bundle:
@@ -68,7 +68,7 @@ struct ResourcePublisher: Sendable {
             name: name, version: verified.manifest.version, size: 0, sha256: "", manifestSHA256: manifestDigest,
             expiresAt: verified.manifest.expires.map { Int64($0.timeIntervalSince1970) }, signedBy: kind == .tar ? "server" : "offline",
             publishedBy: admin, publishedAt: store.now)
-        let record = try await store.publishResource(unstored, bundlePath: bundlePath)
+        let record = try await store.resources.publish(unstored, bundlePath: bundlePath)
         return (record, true)
     }
 

@@ -96,7 +96,7 @@ enum ServerMigrations {
             """,
         ],
         // 3: a check value of each key the server seals data with (the HMAC app secrets'), so
-        // that a node holding another key refuses to start (ServerStore.sealStoredSecrets).
+        // that a node holding another key refuses to start (ServerStore.Principals.sealStoredSecrets).
         [
             """
             CREATE TABLE server_keys (

@@ -17,16 +17,16 @@ extension ServerRoutes {
             }
             group.get(RouterPath(collection)) { request, context in
                 _ = try context.principal(role: .admin)
-                let items = try await store.principals(role: role).map { Self.enrolled($0, secret: nil) }
+                let items = try await store.principals.all(role: role).map { Self.enrolled($0, secret: nil) }
                 return try await responder.json(AdminAPI.EnrolledList(items: items), for: request, headers: [.cacheControl: "no-store"])
             }
             group.delete(RouterPath(collection + "/:name")) { request, context in
                 let admin = try context.principal(role: .admin)
                 let name = try Self.pathParameter("name", context)
                 if role == .admin {
-                    try await store.revokeAdmin(name: name)
+                    try await store.principals.revokeAdmin(name: name)
                 } else {
-                    try await store.revokePrincipal(role: role, name: name)
+                    try await store.principals.revoke(role: role, name: name)
                 }
                 directory.invalidate()
                 context.logger.notice("revoked", metadata: ["role": "\(role.rawValue)", "name": "\(name)", "by": "\(admin.name)"])
@@ -36,25 +36,25 @@ extension ServerRoutes {
 
         group.get("users") { request, context in
             _ = try context.principal(role: .admin)
-            let users = try await store.users().map(Self.profile)
+            let users = try await store.users.all().map(Self.profile)
             return try await responder.json(AdminAPI.UserList(users: users), for: request, headers: [.cacheControl: "no-store"])
         }
         group.post("users/:email/disable") { request, context in
             _ = try context.principal(role: .admin)
             let forms = try UserInput.lookupForms(try Self.pathParameter("email", context))
-            guard let user = try await store.user(anyOf: forms) else { throw ServerError.notFound(what: "the user \(forms[0])") }
+            guard let user = try await store.users.find(anyOf: forms) else { throw ServerError.notFound(what: "the user \(forms[0])") }
             // Also when the call fails after its commit: this node must not answer from memory.
             defer { sessions.forget(userID: user.id) }
-            try await store.disableUser(email: user.email)
+            try await store.users.disable(email: user.email)
             return try await responder.empty(for: request)
         }
         group.delete("users/:email/sessions") { request, context in
             _ = try context.principal(role: .admin)
             let forms = try UserInput.lookupForms(try Self.pathParameter("email", context))
-            guard let user = try await store.user(anyOf: forms) else { throw ServerError.notFound(what: "the user \(forms[0])") }
+            guard let user = try await store.users.find(anyOf: forms) else { throw ServerError.notFound(what: "the user \(forms[0])") }
             // Also when the call fails after its commit: this node must not answer from memory.
             defer { sessions.forget(userID: user.id) }
-            let count = try await store.deleteSessions(userID: user.id)
+            let count = try await store.sessions.deleteAll(userID: user.id)
             return try await responder.json(UserAPI.Revoked(revoked: count), for: request)
         }
     }
@@ -68,7 +68,7 @@ extension ServerRoutes {
             guard body.publicKey == nil else { throw .unprocessable(field: "publicKey", detail: "an HMAC app has no public key") }
             let secret = SecretBytes(RandomBytes.make(32))
             let principal = Principal(keyID: body.name, role: role, name: body.name, algorithm: .hmacSHA256, createdAt: now)
-            try await store.addPrincipal(principal, secret: secret)
+            try await store.principals.add(principal, secret: secret)
             return Self.enrolled(principal, secret: secret.withUnsafeBytes { Base64.encode(Array($0)) })
         }
         guard let text = body.publicKey else { throw .unprocessable(field: "publicKey", detail: "is required (or hmac: true for an app)") }
@@ -77,7 +77,7 @@ extension ServerRoutes {
         let principal = Principal(
             keyID: key.fingerprint.description, role: role, name: body.name, algorithm: algorithm, publicKeyDER: key.spkiDER,
             createdAt: now)
-        try await store.addPrincipal(principal)
+        try await store.principals.add(principal)
         return Self.enrolled(principal, secret: nil)
     }
 

@@ -15,21 +15,21 @@ extension ServerRoutes {
 
         /// A wrong password: the account's failures from all addresses grow by one.
         func failed() async throws(ServerError) {
-            _ = try await store.countAttempt(bucket: accountBucket, limit: .max, window: window)
+            _ = try await store.limits.countAttempt(bucket: accountBucket, limit: .max, window: window)
         }
 
         /// The password was never checked (the server was too busy to): the attempt is given back.
         func notTried() async throws(ServerError) {
-            try await store.forgiveAttempt(bucket: pairBucket)
-            try await store.forgiveAttempt(bucket: addressBucket)
+            try await store.limits.forgiveAttempt(bucket: pairBucket)
+            try await store.limits.forgiveAttempt(bucket: addressBucket)
         }
 
         /// The right password is not a failure: this address starts afresh at this account
         /// and gets its attempt back.
         func succeeded() async throws(ServerError) {
-            try await store.clearFailures(bucket: pairBucket)
-            try await store.forgiveAttempt(bucket: addressBucket)
-            _ = try await store.countAttempt(bucket: successBucket, limit: .max, window: window)
+            try await store.limits.clearFailures(bucket: pairBucket)
+            try await store.limits.forgiveAttempt(bucket: addressBucket)
+            _ = try await store.limits.countAttempt(bucket: successBucket, limit: .max, window: window)
         }
     }
 
@@ -47,24 +47,24 @@ extension ServerRoutes {
         let attempt = SignInAttempt(
             store: store, pairBucket: "pair:" + address + " " + email, addressBucket: "address:" + address,
             accountBucket: "account:" + email, successBucket: "signed-in:" + email, window: window)
-        if let wait = try await store.countAttempt(bucket: attempt.addressBucket, limit: configuration.failedSignInsPerAddress, window: window) {
-            try await store.forgiveAttempt(bucket: attempt.addressBucket)
+        if let wait = try await store.limits.countAttempt(bucket: attempt.addressBucket, limit: configuration.failedSignInsPerAddress, window: window) {
+            try await store.limits.forgiveAttempt(bucket: attempt.addressBucket)
             metrics.rateLimited("failed-sign-ins-per-address")
             throw ServerError.rateLimited(retryAfter: wait)
         }
         // An account signed into too often this window (someone with its password flooding the
         // password workers) waits; the successes are counted when they happen.
-        if try await store.attempts(bucket: attempt.successBucket, window: window) >= configuration.signInsPerAccount {
-            try await store.forgiveAttempt(bucket: attempt.addressBucket)
+        if try await store.limits.attempts(bucket: attempt.successBucket, window: window) >= configuration.signInsPerAccount {
+            try await store.limits.forgiveAttempt(bucket: attempt.addressBucket)
             metrics.rateLimited("sign-ins-per-account")
             throw ServerError.rateLimited(retryAfter: Int(window))
         }
-        let accountFailures = try await store.attempts(bucket: attempt.accountBucket, window: window)
+        let accountFailures = try await store.limits.attempts(bucket: attempt.accountBucket, window: window)
         let pairLimit = accountFailures >= configuration.failedSignInsBeforeAccountAlarm
             ? min(configuration.failedSignInsPerAccountUnderAlarm, configuration.failedSignInsPerAccount) : configuration.failedSignInsPerAccount
-        if let wait = try await store.countAttempt(bucket: attempt.pairBucket, limit: pairLimit, window: window) {
-            try await store.forgiveAttempt(bucket: attempt.pairBucket)
-            try await store.forgiveAttempt(bucket: attempt.addressBucket)
+        if let wait = try await store.limits.countAttempt(bucket: attempt.pairBucket, limit: pairLimit, window: window) {
+            try await store.limits.forgiveAttempt(bucket: attempt.pairBucket)
+            try await store.limits.forgiveAttempt(bucket: attempt.addressBucket)
             metrics.rateLimited(pairLimit < configuration.failedSignInsPerAccount ? "failed-sign-ins-under-alarm" : "failed-sign-ins-per-account")
             throw ServerError.rateLimited(retryAfter: wait)
         }
@@ -74,22 +74,22 @@ extension ServerRoutes {
     /// Gives back a registration counted by ``countRegistration(from:)`` that was never tried
     /// (the password pool was full), so that 503s do not use up the budgets.
     func forgiveRegistration(from address: String) async throws(ServerError) {
-        try await store.forgiveAttempt(bucket: "register:" + ClientAddress.budgetKey(address))
-        try await store.forgiveAttempt(bucket: "register:*")
+        try await store.limits.forgiveAttempt(bucket: "register:" + ClientAddress.budgetKey(address))
+        try await store.limits.forgiveAttempt(bucket: "register:*")
     }
 
     /// Counts a registration from `address` and from everyone; 429 past either limit.
     func countRegistration(from address: String) async throws(ServerError) {
         let window = configuration.rateLimitWindow.wholeSeconds
         let addressBucket = "register:" + ClientAddress.budgetKey(address)
-        if let wait = try await store.countAttempt(bucket: addressBucket, limit: configuration.registrationsPerAddress, window: window) {
-            try await store.forgiveAttempt(bucket: addressBucket)
+        if let wait = try await store.limits.countAttempt(bucket: addressBucket, limit: configuration.registrationsPerAddress, window: window) {
+            try await store.limits.forgiveAttempt(bucket: addressBucket)
             metrics.rateLimited("registrations-per-address")
             throw ServerError.rateLimited(retryAfter: wait)
         }
-        if let wait = try await store.countAttempt(bucket: "register:*", limit: configuration.registrationsPerWindow, window: window) {
-            try await store.forgiveAttempt(bucket: "register:*")
-            try await store.forgiveAttempt(bucket: addressBucket)
+        if let wait = try await store.limits.countAttempt(bucket: "register:*", limit: configuration.registrationsPerWindow, window: window) {
+            try await store.limits.forgiveAttempt(bucket: "register:*")
+            try await store.limits.forgiveAttempt(bucket: addressBucket)
             metrics.rateLimited("registrations")
             throw ServerError.rateLimited(retryAfter: wait)
         }

@@ -19,11 +19,11 @@ extension ServerRoutes {
         }
         signed.get("admin/resources") { request, context in
             _ = try context.principal(role: .admin)
-            return try await responder.json(ResourceAPI.List(items: try await store.resources()), for: request, headers: [.cacheControl: "no-store"])
+            return try await responder.json(ResourceAPI.List(items: try await store.resources.all()), for: request, headers: [.cacheControl: "no-store"])
         }
         signed.get("resources/:name") { request, context in
             let name = try Self.pathParameter("name", context)
-            guard context.identity != nil, let record = try await store.latestResource(name: name) else {
+            guard context.identity != nil, let record = try await store.resources.latest(name: name) else {
                 throw ServerError.notFound(what: "the resource \(name)")
             }
             return try await serve(record, for: request)
@@ -35,7 +35,7 @@ extension ServerRoutes {
             guard text.first != "0", text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let version = Int64(text), version >= 1 else {
                 throw ServerError.badRequest(detail: "the version must be a whole number from 1")
             }
-            guard context.identity != nil, let record = try await store.resource(name: name, version: version) else {
+            guard context.identity != nil, let record = try await store.resources.find(name: name, version: version) else {
                 throw ServerError.notFound(what: "version \(version) of the resource \(name)")
             }
             return try await serve(record, for: request)
@@ -47,7 +47,7 @@ extension ServerRoutes {
                 guard let value = Int64(text), value >= 0 else { throw ServerError.badRequest(detail: "since must be a trust root version (0 or more)") }
                 since = value
             }
-            let roots = try await store.trustRoots(after: since).map { String(decoding: $0, as: UTF8.self) }
+            let roots = try await store.trustRoots.all(after: since).map { String(decoding: $0, as: UTF8.self) }
             return try await responder.json(ResourceAPI.TrustChain(roots: roots), for: request, headers: [.cacheControl: "no-cache"])
         }
         signed.post("admin/trust") { request, context in
@@ -59,7 +59,7 @@ extension ServerRoutes {
             } catch {
                 throw ServerError.unprocessable(field: "the trust root", detail: "\(error)")
             }
-            try await store.rotateTrustRoot(to: next)
+            try await store.trustRoots.rotate(to: next)
             context.logger.notice("trust root rotated", metadata: ["version": "\(next.version)", "by": "\(admin.name)"])
             return try await responder.json(ResourceAPI.TrustRotated(version: next.version), status: .created, for: request)
         }
@@ -209,13 +209,13 @@ extension ServerRoutes {
     /// ``downloadSlice`` bytes at a time, read from the database only when `body` has taken the
     /// one before (its write waits while the client does not read).
     func forEachSlice(of record: ResourceRecord, _ range: ClosedRange<Int64>, _ body: (ByteBuffer) async throws -> Void) async throws {
-        let size = Int64(ServerStore.resourceChunkSize)
+        let size = Int64(ServerStore.Resources.chunkSize)
         var position = range.lowerBound
         while position <= range.upperBound {
             let chunk = position / size
             let offset = position - chunk * size
             let length = Int(min(Int64(Self.downloadSlice), size - offset, range.upperBound - position + 1))
-            guard let slice = try await store.resourceSlice(name: record.name, version: record.version, chunk: chunk, offset: Int(offset), length: length),
+            guard let slice = try await store.resources.slice(name: record.name, version: record.version, chunk: chunk, offset: Int(offset), length: length),
                   slice.readableBytes == length
             else { throw ServerError.unavailable(detail: "resource \(record.name) \(record.version) lost chunk \(chunk)") }
             try await body(slice)

@@ -27,11 +27,11 @@ extension ServerRoutes {
                 throw error
             }
             // Taken also by an account stored, before the current rules, in another form of it.
-            if try await store.user(anyOf: UserInput.lookupForms(body.email)) != nil {
+            if try await store.users.find(anyOf: UserInput.lookupForms(body.email)) != nil {
                 throw ServerError.conflict(detail: "an account with this e-mail address already exists")
             }
             let user = UserRecord(id: UUID().uuidString.lowercased(), email: email, displayName: name, passwordHash: hash, createdAt: store.now)
-            try await store.addUser(user)
+            try await store.users.add(user)
             return try await responder.json(Self.profile(user), status: .created, for: request)
         }
 
@@ -43,7 +43,7 @@ extension ServerRoutes {
                 throw ServerError.unprocessable(field: "password", detail: "is too long")
             }
             let attempt = try await countSignIn(email: forms[0], from: context.clientAddress)
-            let user = try await store.user(anyOf: forms)
+            let user = try await store.users.find(anyOf: forms)
             // An unknown address is checked against a decoy hash: it costs what a wrong password
             // costs. An empty password is wrong for every account and needs no hashing.
             let matches: Bool
@@ -60,14 +60,14 @@ extension ServerRoutes {
             try await attempt.succeeded()
             guard user.disabledAt == nil else { throw ServerError.forbidden(detail: "this account is disabled") }
             if (try? configuration.passwordHasher.needsRehash(user.passwordHash)) == true {
-                try await store.updatePasswordHash(userID: user.id, to: try await passwords.hash(body.password))
+                try await store.users.updatePasswordHash(userID: user.id, to: try await passwords.hash(body.password))
             }
             let token = SessionToken.make()
             let now = store.now
             let session = SessionRecord(
                 tokenHash: SessionToken.hash(token), userID: user.id, app: app.name, createdAt: now,
                 expiresAt: now + configuration.sessionLifetime.wholeSeconds)
-            try await store.addSession(session, keepingAtMost: configuration.maximumSessionsPerAccount)
+            try await store.sessions.add(session, keepingAtMost: configuration.maximumSessionsPerAccount)
             // The oldest sessions past the limit may just have ended.
             sessions.forget(userID: user.id)
             let reply = UserAPI.Session(token: token, expiresAt: session.expiresAt, user: Self.profile(user))
@@ -79,7 +79,7 @@ extension ServerRoutes {
             let (session, _) = try await signedInUser(request, app: app)
             // Also when the call fails after its commit: this node must not answer from memory.
             defer { sessions.forget(tokenHash: session.tokenHash) }
-            try await store.deleteSession(tokenHash: session.tokenHash)
+            try await store.sessions.delete(tokenHash: session.tokenHash)
             return try await responder.empty(for: request)
         }
 
@@ -94,7 +94,7 @@ extension ServerRoutes {
             let (_, user) = try await signedInUser(request, app: app)
             // Also when the call fails after its commit: this node must not answer from memory.
             defer { sessions.forget(userID: user.id) }
-            let count = try await store.deleteSessions(userID: user.id)
+            let count = try await store.sessions.deleteAll(userID: user.id)
             return try await responder.json(UserAPI.Revoked(revoked: count), for: request)
         }
     }

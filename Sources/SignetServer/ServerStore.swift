@@ -5,19 +5,35 @@ import SQLKit
 import SignetAPI
 import SignetCore
 
-/// The server's data, over a ``ServerDatabase``: apps and admins, users, sessions, the nonce
-/// replay cache and rate-limit counters. Every value reaches SQL as a bound parameter.
+/// The server's data, over one ``ServerDatabase``: one store per concern, each sharing the
+/// database handle and clock, reached as properties — ``principals`` (enrolled app and admin
+/// keys, and the HMAC app secrets), ``trustRoots``, and, inside the package, `users`,
+/// `sessions`, `limits` (rate-limit counters), `nonces` (the replay cache's) and `resources`.
+/// Every value reaches SQL as a bound parameter.
 ///
 /// Each operation is one statement or one transaction, so a node killed at any moment leaves
-/// either the old row or the new one.
+/// either the old row or the new one. One that spans concerns lives on the store of its
+/// primary record, keeping its one transaction (disabling a user ends its sessions: `users`),
+/// or here when no record is primary (the sweep of expired rows, `purgeExpired(rateLimitWindow:)`).
 public struct ServerStore: Sendable {
     /// The pool.
     public let database: ServerDatabase
     /// The time used for stamps and expiries.
     package let clock: WallClock
-    /// Seals and opens HMAC app secrets; nil when the store was given no key (it then neither
-    /// stores nor reads one).
-    let appSecrets: AppSecretCipher?
+    /// Enrolled apps and admins, and the sealed HMAC secrets of apps.
+    public let principals: Principals
+    /// The trust root's versions.
+    public let trustRoots: TrustRoots
+    /// Registered users.
+    package let users: Users
+    /// Signed-in sessions.
+    package let sessions: Sessions
+    /// Rate-limit counters.
+    package let limits: Limits
+    /// Recorded nonces (replay protection).
+    package let nonces: Nonces
+    /// Published resources and their chunks.
+    package let resources: Resources
 
     /// A store over `database`. `appSecretKey` (256 bits, from the server's vault:
     /// ``ServerDataFolder/Identity/appSecretKey``) seals the HMAC secrets of apps; every node
@@ -25,28 +41,56 @@ public struct ServerStore: Sendable {
     public init(database: ServerDatabase, appSecretKey: SymmetricKey? = nil, clock: WallClock = .system) {
         self.database = database
         self.clock = clock
+        let appSecrets: AppSecretCipher?
         if let appSecretKey {
             guard let cipher = AppSecretCipher(key: appSecretKey) else { preconditionFailure("the app-secret key must have 256 bits") }
             appSecrets = cipher
         } else {
             appSecrets = nil
         }
+        principals = Principals(database: database, clock: clock, appSecrets: appSecrets)
+        trustRoots = TrustRoots(database: database, clock: clock)
+        users = Users(database: database, clock: clock)
+        sessions = Sessions(database: database, clock: clock)
+        limits = Limits(database: database, clock: clock)
+        nonces = Nonces(database: database, clock: clock)
+        resources = Resources(database: database)
     }
 
     /// Brings the schema up to date (see ``ServerMigrations``) and, given an app-secret key,
-    /// seals the HMAC secrets stored in the clear by older servers (``sealStoredSecrets()``);
-    /// returns the schema versions applied.
+    /// seals the HMAC secrets stored in the clear by older servers
+    /// (`Principals.sealStoredSecrets()`); returns the schema versions applied.
     @discardableResult
     public func migrate() async throws(ServerError) -> [Int] {
         let applied = try await ServerMigrations.migrate(database, now: now)
-        if appSecrets != nil {
-            let sealed = try await sealStoredSecrets()
-            if sealed > 0 { database.logger.notice("sealed the HMAC secrets stored in the clear", metadata: ["apps": "\(sealed)"]) }
-        }
+        // Nothing without an app-secret key.
+        let sealed = try await principals.sealStoredSecrets()
+        if sealed > 0 { database.logger.notice("sealed the HMAC secrets stored in the clear", metadata: ["apps": "\(sealed)"]) }
         return applied
     }
 
-    var now: Int64 { Int64(clock.now.timeIntervalSince1970.rounded(.down)) }
+    /// Removes expired sessions and nonces, and rate-limit counters whose window of
+    /// `rateLimitWindow` seconds has passed; returns how many rows went. Spans three concerns
+    /// (sessions, nonces, limits) on one connection, so it lives here.
+    @discardableResult
+    package func purgeExpired(rateLimitWindow: Int64) async throws(ServerError) -> Int {
+        let now = self.now
+        return try await database.withConnection { sql in
+            let sessions = try await sql.raw("DELETE FROM sessions WHERE expires_at <= \(bind: now) RETURNING token_hash").all().count
+            let nonces = try await sql.raw("DELETE FROM nonces WHERE expires_at <= \(bind: now) RETURNING nonce").all().count
+            let limits = try await sql.raw("DELETE FROM rate_limits WHERE window_start <= \(bind: now - rateLimitWindow) RETURNING bucket")
+                .all().count
+            return sessions + nonces + limits
+        }
+    }
+
+    /// The current time, in whole Unix seconds.
+    var now: Int64 { clock.unixSeconds }
+}
+
+extension WallClock {
+    /// The current time in whole Unix seconds, as the store stamps and compares rows.
+    var unixSeconds: Int64 { Int64(now.timeIntervalSince1970.rounded(.down)) }
 }
 
 /// An enrolled app or admin key.

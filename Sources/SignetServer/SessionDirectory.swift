@@ -41,7 +41,7 @@ final class SessionDirectory: Sendable {
         if let cached, now - cached.fetched < maximumAge, cached.session.expiresAt > store.now {
             return (cached.session, cached.user)
         }
-        guard let (session, user) = try await store.session(tokenHash: tokenHash) else {
+        guard let (session, user) = try await store.sessions.find(tokenHash: tokenHash) else {
             state.withLock { _ = $0.entries.removeValue(forKey: tokenHash) }
             return nil
         }

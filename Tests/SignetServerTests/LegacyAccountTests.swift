@@ -13,7 +13,7 @@ import Testing
     /// Stores a user under `email` exactly as given, as an older server would have.
     static func storeLegacy(_ server: TestServer, email: String) async throws {
         let hash = try PasswordHasher(algorithm: .scrypt(logN: 10, r: 8, p: 1)).hash(SecretBytes(Array(password.utf8)))
-        try await server.store.addUser(UserRecord(
+        try await server.store.users.add(UserRecord(
             id: UUID().uuidString.lowercased(), email: email, displayName: "Legacy", passwordHash: hash, createdAt: 0))
     }
 

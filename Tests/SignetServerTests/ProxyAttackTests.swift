@@ -126,7 +126,7 @@ import Testing
             #expect(published.created && published.record.version == 1)
             let listed = try await Self.admin(server, via: proxy).resources()
             #expect(listed == [published.record])
-            #expect(try await server.store.resources() == listed)
+            #expect(try await server.store.resources.all() == listed)
             // A range of the bundle, signed by the app, comes back as the server sent it.
             let api = try TestAPI(port: proxy.port, pins: [server.identity.pin, server.identity.backupPin])
             let range = try await api.send(.get, "/v1/resources/maps", signer: server.appSigner, headers: [.range: "bytes=0-9"])
@@ -158,7 +158,7 @@ import Testing
             let (admin, app, destination, state, client) = try await Self.publishFirstVersion(server, via: proxy)
             #expect(try await client.fetchResource("maps", into: destination).version == 1)
             #expect(try await admin.publish(name: "maps", upload: TarBuilder.archive(files: [("readme.txt", "version two")])).record.version == 2)
-            let records = try await server.store.resources()
+            let records = try await server.store.resources.all()
             let installed = try Self.snapshot(app)
             let kept = try Self.snapshot(state)
             let forwarded = proxy.requestCount
@@ -179,7 +179,7 @@ import Testing
             }
             // Not one request reached her proxy: every client hung up in the handshake.
             #expect(proxy.requestCount == forwarded)
-            #expect(try await server.store.resources() == records)
+            #expect(try await server.store.resources.all() == records)
             #expect(try Self.snapshot(app) == installed)
             #expect(try Self.snapshot(state) == kept)
             #expect(try Self.text(destination + "/readme.txt") == "version one")

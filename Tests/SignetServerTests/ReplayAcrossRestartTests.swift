@@ -99,7 +99,7 @@ import Testing
                 #expect(replay.text.contains("replay"), "\(replay.text)")
             }
             // The nonce dated ahead is also in the database, for the next start.
-            #expect(try await server.store.unexpiredNonces(limit: 10).count == 1)
+            #expect(try await server.store.nonces.unexpired(limit: 10).count == 1)
         }
     }
 

@@ -40,8 +40,8 @@ import Testing
             let reserved = try F.tar([".signet/manifest.json": F.bytes("{}"), "a.txt": F.bytes("a")], in: folder, name: "reserved")
             let reservedRefused = try await Self.post(server, reserved, ResourceAPI.tarType, signer: server.adminSigner)
             #expect(reservedRefused.status == 422 && reservedRefused.problemCode == "server.unprocessable", "\(reservedRefused.text)")
-            #expect(try await server.store.resources().isEmpty)
-            #expect(try await server.store.latestResource(name: "site") == nil)
+            #expect(try await server.store.resources.all().isEmpty)
+            #expect(try await server.store.resources.latest(name: "site") == nil)
 
             // Published: version 1, bundled and signed by the server.
             let first = try await Self.post(server, tar, ResourceAPI.tarType, signer: server.adminSigner)
@@ -63,7 +63,7 @@ import Testing
             #expect(try await server.adminClient.resources() == [one, two])
             let listedByApp = try await server.api.send(.get, "/v1/admin/resources", signer: server.appSigner)
             #expect(listedByApp.status == 403 && listedByApp.problemCode == "server.forbidden")
-            #expect(try await server.store.resources() == [one, two])
+            #expect(try await server.store.resources.all() == [one, two])
         }
     }
 
@@ -144,7 +144,7 @@ import Testing
             #expect(tar.count > 4096)
             let response = try await Self.post(server, tar, ResourceAPI.tarType, signer: server.adminSigner)
             #expect(response.status == 413 && response.problemCode == "server.payloadTooLarge", "\(response.text)")
-            #expect(try await server.store.resources().isEmpty)
+            #expect(try await server.store.resources.all().isEmpty)
         }
     }
 
@@ -179,7 +179,7 @@ import Testing
             try await F.expectRefusal(status: 422, code: "server.unprocessable", mentioning: "wrong bundle") {
                 _ = try await admin.publish(name: "site", upload: otherName)
             }
-            #expect(try await server.store.resources().isEmpty)
+            #expect(try await server.store.resources.all().isEmpty)
 
             // Two of the three: stored as uploaded.
             let good = try await F.bundle("site", version: 1, files: files, signers: [keys[0], keys[2]], in: folder)
@@ -200,7 +200,7 @@ import Testing
             try await F.expectRefusal(status: 409, code: "server.conflict", mentioning: "already at version 1") {
                 _ = try await admin.publish(name: "site", upload: reused)
             }
-            #expect(try await server.store.resources() == [published.record])
+            #expect(try await server.store.resources.all() == [published.record])
         }
     }
 
@@ -242,7 +242,7 @@ import Testing
             #expect(try await chain(since: "1") == [second])
             #expect(try await chain(since: "0") == [first, second])
             #expect(try await chain(since: "2") == [])
-            #expect(try await server.store.currentTrustRoot() == next)
+            #expect(try await server.store.trustRoots.current() == next)
             // The stranger's root stays refused against the new one too (wrong version, wrong signer).
             let again = try await server.api.sendRaw(.post, "/v1/admin/trust", body: byStranger.fileBytes, signer: server.adminSigner)
             #expect(again.status == 422, "\(again.text)")

@@ -42,15 +42,15 @@ import Testing
             let acknowledged = (try? acknowledgedOrFailed.get()) != nil
 
             let store = ServerStore(database: try ServerDatabase(location: .sqlite(path: folder.file("data/signet.sqlite")), logger: logger))
-            if let stored = try await store.latestResource(name: "big") {
+            if let stored = try await store.resources.latest(name: "big") {
                 // Committed before the kill: whole, whether or not its answer arrived.
-                let chunks = try await store.resourceChunks(name: "big", version: stored.version, 0...1000)
+                let chunks = try await store.resources.chunks(name: "big", version: stored.version, 0...1000)
                 var hasher = DigestAlgorithm.sha256.makeHasher()
                 for chunk in chunks { hasher.update(Array(chunk.readableBytesView)) }
                 #expect(Hex.encode(hasher.finalize().bytes) == stored.sha256, "attempt \(attempt): a stored version is not whole")
             } else {
                 #expect(!acknowledged, "attempt \(attempt): an acknowledged publish is missing")
-                #expect(try await store.resourceChunks(name: "big", version: 1, 0...1000).isEmpty, "attempt \(attempt): chunks left behind")
+                #expect(try await store.resources.chunks(name: "big", version: 1, 0...1000).isEmpty, "attempt \(attempt): chunks left behind")
                 cut = (folder, keys, tar)
             }
             await store.database.shutdown()

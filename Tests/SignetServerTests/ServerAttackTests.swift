@@ -13,7 +13,7 @@ import Testing
     static let registration = Array(#"{"email":"mallory@example.com","password":"0123456789abc","displayName":"M"}"#.utf8)
 
     /// How many users the database holds.
-    static func userCount(_ server: TestServer) async throws -> Int { try await server.store.users().count }
+    static func userCount(_ server: TestServer) async throws -> Int { try await server.store.users.all().count }
 
     @Test func unsignedRequestsGet401WithAcceptSignature() async throws {
         try await TestServer.with { server in

@@ -117,7 +117,7 @@ struct ServerBindingTests {
             try await server.adminSigner.sign(&request, body: body)
             let answer = try await Self.send(request, body: body, to: server)
             #expect(answer.status == 401 && Self.code(answer) == "server.wrongAuthority", "\(answer)")
-            #expect(try await server.store.resources().isEmpty)
+            #expect(try await server.store.resources.all().isEmpty)
         }
     }
 
@@ -151,7 +151,7 @@ struct ServerBindingTests {
             #expect(refused?.field("Connection") == nil, "\(refused.map { "\($0)" } ?? "closed")")
             let health = try await socket.exchange(healthRequest(port: server.port, keepAlive: false))
             #expect(health?.status == 200, "\(health.map { "\($0)" } ?? "closed")")
-            #expect(try await server.store.users().isEmpty)
+            #expect(try await server.store.users.all().isEmpty)
         }
     }
 

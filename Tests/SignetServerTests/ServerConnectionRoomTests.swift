@@ -90,7 +90,7 @@ struct ServerConnectionRoomTests {
             let closed = try await Self.closed(sockets, atLeast: 20)
             #expect(closed.count >= 20, "only \(closed.count) bodiless requests were closed to make room")
             #expect(closed.allSatisfy { $0 < 60 }, "newer bodiless requests were closed before older ones: \(closed)")
-            #expect(try await server.store.users().isEmpty)
+            #expect(try await server.store.users.all().isEmpty)
         }
     }
 

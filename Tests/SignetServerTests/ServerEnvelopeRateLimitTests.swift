@@ -153,7 +153,7 @@ struct ServerEnvelopeRateLimitTests {
             #expect(taken.status == 409, "\(taken.text)")
             #expect(taken.problemCode == "server.conflict")
             #expect(try await Self.register(server, "r4@example.com", from: "10.3.0.2").status == 201)
-            #expect(try await server.store.users().count == 4)
+            #expect(try await server.store.users.all().count == 4)
         }
     }
 
@@ -202,7 +202,7 @@ struct ServerEnvelopeRateLimitTests {
                 #expect((answer.retryAfter ?? 0) > 0, "a 503 without a Retry-After")
             }
             // Every acknowledged registration is stored, and no refused one.
-            #expect(try await server.store.users().count == answers.filter { $0.status == 201 }.count)
+            #expect(try await server.store.users.all().count == answers.filter { $0.status == 201 }.count)
         }
     }
 

@@ -208,7 +208,7 @@ struct ServerEnvelopeTests {
             expectHealthy(health)
             #expect(closed, "the server kept a connection whose body stalled half way")
             Self.expectNothingOr(408, code: "server.requestTimeout", on: socket)
-            #expect(try await server.store.users().isEmpty)
+            #expect(try await server.store.users.all().isEmpty)
         }
     }
 
@@ -243,7 +243,7 @@ struct ServerEnvelopeTests {
             #expect(socket.peerHasClosed || !socket.received.isEmpty, "the server let a body drip for \(sent) bytes without cutting it")
             #expect(try await socket.waitForPeerClose(), "the server answered the dripped body but kept the connection")
             Self.expectNothingOr(408, code: "server.requestTimeout", on: socket)
-            #expect(try await server.store.users().isEmpty)
+            #expect(try await server.store.users.all().isEmpty)
         }
     }
 
@@ -258,7 +258,7 @@ struct ServerEnvelopeTests {
             let answer = try await socket.response()
             // The client's mistake: 400, never 503 ("retry later") or 500.
             #expect(answer?.status == 400, "\(answer.map { "\($0)" } ?? "closed without an answer")")
-            #expect(try await server.store.users().isEmpty)
+            #expect(try await server.store.users.all().isEmpty)
             #expect(try await server.healthStatus() == 200)
         }
     }

@@ -66,14 +66,14 @@ struct TestServer: Sendable {
         let location = database ?? .sqlite(path: dataFolder.databasePath)
         let store = ServerStore(database: try ServerDatabase(location: location, logger: logger), appSecretKey: identity.appSecretKey)
         try await store.migrate()
-        let trust = try await store.seedTrustRoot(
+        let trust = try await store.trustRoots.seed(
             try trustRoot ?? TrustRoot(threshold: 1, keys: [TrustedKey(publicKey: identity.responseSigner.publicKey)]), mustMatch: trustRoot != nil)
         let admin = try SoftwareSigner(key: PrivateKey.generate(.ed25519))
         let app = try SoftwareSigner(key: PrivateKey.generate(.ed25519))
-        try await store.addPrincipal(Principal(
+        try await store.principals.add(Principal(
             keyID: admin.publicKey.fingerprint.description, role: .admin, name: "root", algorithm: .ed25519,
             publicKeyDER: admin.publicKey.spkiDER, createdAt: 0))
-        try await store.addPrincipal(Principal(
+        try await store.principals.add(Principal(
             keyID: app.publicKey.fingerprint.description, role: .app, name: "test-app", algorithm: .ed25519,
             publicKeyDER: app.publicKey.spkiDER, createdAt: 0))
         var configuration = testConfiguration()

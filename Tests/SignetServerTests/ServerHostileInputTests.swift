@@ -49,8 +49,8 @@ import Testing
                 #expect(response.head.headerFields[.contentType] == "application/problem+json", "\(path) \(hostile.name)")
                 #expect(response.problemCode?.hasPrefix("server.") == true, "\(path) \(hostile.name)")
             }
-            #expect(try await server.store.users().isEmpty)
-            #expect(try await server.store.principals(role: .app).count == 1)
+            #expect(try await server.store.users.all().isEmpty)
+            #expect(try await server.store.principals.all(role: .app).count == 1)
         }
     }
 
@@ -72,7 +72,7 @@ import Testing
                 #expect(response.status == 422, "\(field): \(response.text)")
                 #expect(try response.decode(ProblemDocument.self).detail.hasPrefix(field + ":"), "\(response.text)")
             }
-            #expect(try await server.store.users().isEmpty)
+            #expect(try await server.store.users.all().isEmpty)
         }
     }
 
@@ -88,11 +88,11 @@ import Testing
             let signIn = try await server.api.send(
                 .post, "/v1/sessions", json: UserAPI.SignIn(email: "'or'1'='1'--@x.co", password: "' OR '1'='1"), signer: server.appSigner)
             #expect(signIn.status == 401)
-            #expect(try await server.store.users().map(\.displayName) == [name])
+            #expect(try await server.store.users.all().map(\.displayName) == [name])
             let app = try await server.api.send(
                 .post, "/v1/admin/apps", json: AdminAPI.Enrolment(name: "x'; DELETE FROM principals; --", hmac: true), signer: server.adminSigner)
             #expect(app.status == 422)
-            #expect(try await server.store.principals(role: .app).count == 1)
+            #expect(try await server.store.principals.all(role: .app).count == 1)
         }
     }
 
@@ -120,7 +120,7 @@ import Testing
                 .post, "/v1/admin/apps", json: AdminAPI.Enrolment(name: "other", publicKey: Base64.encode(server.app.publicKey.spkiDER)),
                 signer: server.adminSigner)
             #expect(duplicate.status == 409)
-            #expect(try await server.store.principals(role: .app).count == 1)
+            #expect(try await server.store.principals.all(role: .app).count == 1)
         }
     }
 

@@ -29,11 +29,11 @@ import Testing
     @Test func aWeakerStoredHashIsReplacedAtSignIn() async throws {
         try await TestServer.with(configure: { $0.passwordHasher = PasswordHasher(algorithm: .scrypt(logN: 11, r: 8, p: 1)) }) { server in
             let weak = try PasswordHasher(algorithm: .scrypt(logN: 10, r: 8, p: 1)).hash(SecretBytes(Array("old but good pw".utf8)))
-            try await server.store.addUser(UserRecord(id: "u1", email: "old@example.com", displayName: "Old", passwordHash: weak, createdAt: 0))
+            try await server.store.users.add(UserRecord(id: "u1", email: "old@example.com", displayName: "Old", passwordHash: weak, createdAt: 0))
             let signIn = try await server.api.send(
                 .post, "/v1/sessions", json: UserAPI.SignIn(email: "old@example.com", password: "old but good pw"), signer: server.appSigner)
             #expect(signIn.status == 201)
-            let stored = try #require(try await server.store.user(email: "old@example.com")).passwordHash
+            let stored = try #require(try await server.store.users.find(email: "old@example.com")).passwordHash
             #expect(stored.hasPrefix("$scrypt$ln=11,"))
             #expect(stored != weak)
             // And the new hash still takes the password.

@@ -38,7 +38,7 @@ func requestCost(kind: String, count: Int, prepared: Int) async throws {
     let store = ServerStore(database: try ServerDatabase(location: .sqlite(path: folder + "/signet.sqlite"), logger: logger))
     try await store.migrate()
     let app = try SoftwareSigner(key: appKey)
-    try await store.addPrincipal(Principal(
+    try await store.principals.add(Principal(
         keyID: app.publicKey.fingerprint.description, role: .app, name: "bench-app", algorithm: .ed25519,
         publicKeyDER: app.publicKey.spkiDER, createdAt: 0))
     var configuration = ServerConfiguration()

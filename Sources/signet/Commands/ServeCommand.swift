@@ -130,9 +130,9 @@ struct ServeCommand: AsyncParsableCommand {
         let trust: TrustRoot
         do {
             if let trustRoot {
-                trust = try await store.seedTrustRoot(try TrustRoot.load(path: trustRoot))
+                trust = try await store.trustRoots.seed(try TrustRoot.load(path: trustRoot))
             } else {
-                trust = try await store.seedTrustRoot(
+                trust = try await store.trustRoots.seed(
                     try TrustRoot(threshold: 1, keys: [try TrustedKey(publicKey: responseSigner.publicKey)]), mustMatch: false)
             }
             try folder.writeTrustRoot(trust)

@@ -47,11 +47,11 @@ struct ServerInit: AsyncParsableCommand {
         let identity = try await storage.prepare(folder)
         let store = try await storage.openStore(folder: folder, identity: identity, logger: ServerLogging.logger(level: .warning))
         do {
-            let admins = try await store.principals(role: .admin).filter { !$0.isRevoked }
+            let admins = try await store.principals.all(role: .admin).filter { !$0.isRevoked }
             if let existing = admins.first {
                 throw ServerError.conflict(detail: "\(store.database.location) already has an admin (\(existing.name)); add more with the admin API")
             }
-            try await store.addPrincipal(Principal(
+            try await store.principals.add(Principal(
                 keyID: publicKey.fingerprint.description, role: .admin, name: name, algorithm: algorithm,
                 publicKeyDER: publicKey.spkiDER, createdAt: Int64(Date().timeIntervalSince1970)))
         } catch {
