@@ -38,7 +38,6 @@ let package = Package(
         .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
         .package(url: "https://github.com/vapor/async-kit.git", from: "1.22.0"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
-        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -52,7 +51,8 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        // The system's libsqlite3 (Debian: libsqlite3-dev), wrapped thinly by SignetVault.
+        // The system's libsqlite3 (Debian: libsqlite3-dev), the one SQLite in the binary: wrapped
+        // thinly by SignetVault (SQLiteConnection), which the server's SQLite driver runs on too.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .target(
             name: "SignetVault",
@@ -166,7 +166,8 @@ let package = Package(
             dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         // The backend: apps allow-list, signed-request API, users and sessions, admin API, on
-        // Hummingbird 2 with SQLite (embedded) or PostgreSQL (many nodes) through sql-kit.
+        // Hummingbird 2 with SQLite (embedded; the system's, through a small sql-kit driver of
+        // ours over SignetVault's SQLiteConnection) or PostgreSQL (many nodes) through sql-kit.
         .target(
             name: "SignetServer",
             dependencies: [
@@ -188,7 +189,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncKit", package: "async-kit"),
                 .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -349,6 +349,8 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
+                // The SQLite driver's tests (ServerSQLiteDriverTests.swift) speak sql-kit.
+                .product(name: "SQLKit", package: "sql-kit"),
             ],
             exclude: ["Python"]
         ),

@@ -72,25 +72,34 @@ public struct PKCS11KeySource: KeySourceProvider {
         if let type = uri.type, type != .privateKey {
             throw PKCS11Error.unsupportedKey(uri: uri.description, detail: "type=\(type.rawValue) names no private key; signing needs type=private (or no type)")
         }
-        let module = try PKCS11Module.load(path: try modulePath(for: uri))
+        let path = try modulePath(for: uri)
         let pin = try pinProvider(for: uri)
-        let key = try module.uniqueKey(matching: uri, pin: pin, policy: resolver.policy)
-        return try PKCS11Signer(module: module, key: key, algorithm: algorithm, pin: pin)
+        let policy = resolver.policy
+        return try await TokenCalls.run {
+            let module = try PKCS11Module.load(path: path)
+            let key = try module.uniqueKey(matching: uri, pin: pin, policy: policy)
+            return try PKCS11Signer(module: module, key: key, algorithm: algorithm, pin: pin)
+        }
     }
 
     /// The public key `reference` names: read from a public key object without logging in when
     /// the token has one, else from the private key's public half.
     public func publicKey(reference: String, resolver: KeySourceResolver) async throws -> PublicKey {
         let uri = try PKCS11URI(parsing: reference)
-        let module = try PKCS11Module.load(path: try modulePath(for: uri))
-        if uri.type == .privateKey {
-            // The URIs Signet prints name private keys; their public halves are usually public
-            // objects, readable without a PIN.
-            var publicHalf = uri
-            publicHalf.type = .publicKey
-            if let key = try? module.publicKey(matching: publicHalf, pin: PKCS11NoPIN(), policy: resolver.policy) { return key }
+        let path = try modulePath(for: uri)
+        let pin = try pinProvider(for: uri)
+        let policy = resolver.policy
+        return try await TokenCalls.run {
+            let module = try PKCS11Module.load(path: path)
+            if uri.type == .privateKey {
+                // The URIs Signet prints name private keys; their public halves are usually public
+                // objects, readable without a PIN.
+                var publicHalf = uri
+                publicHalf.type = .publicKey
+                if let key = try? module.publicKey(matching: publicHalf, pin: PKCS11NoPIN(), policy: policy) { return key }
+            }
+            return try module.publicKey(matching: uri, pin: pin, policy: policy)
         }
-        return try module.publicKey(matching: uri, pin: try pinProvider(for: uri), policy: resolver.policy)
     }
 
     /// The module file for `uri`, in the order described above.

@@ -245,7 +245,8 @@ public struct PKCS11Signer: Signer {
         guard let input = tokenInput(for: digest) else {
             throw SignetCoreError.algorithmMismatch(algorithm: algorithm.rawValue, keyDescription: publicKey.kind.description, hint: "")
         }
-        let signature = try module.sign(input.data, with: key, mechanism: input.mechanism, pin: pin)
+        let (module, key, pin) = (self.module, self.key, self.pin)
+        let signature = try await TokenCalls.run { try module.sign(input.data, with: key, mechanism: input.mechanism, pin: pin) }
         guard case .ecdsa = input.mechanism else { return try rsaSized(signature) }
         let length = algorithm == .ecdsaP256SHA256 ? 64 : 96
         guard signature.count == length else {
@@ -274,7 +275,8 @@ public struct PKCS11Signer: Signer {
         guard algorithm == .ed25519 else {
             return try await sign(digest: algorithm.digest!.hash(message))
         }
-        let signature = try module.sign(message, with: key, mechanism: .eddsa, pin: pin)
+        let (module, key, pin) = (self.module, self.key, self.pin)
+        let signature = try await TokenCalls.run { try module.sign(message, with: key, mechanism: .eddsa, pin: pin) }
         guard signature.count == 64 else {
             throw PKCS11Error.misbehaved("C_Sign", "an Ed25519 signature of \(signature.count) bytes (64 expected)")
         }

@@ -4,7 +4,6 @@ import NIOCore
 import NIOPosix
 import PostgresKit
 import SQLKit
-import SQLiteKit
 import Synchronization
 
 /// Where the server keeps what it shares: one SQLite file (one node) or a PostgreSQL database
@@ -47,17 +46,18 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The connection pool behind the server's stores: SQLite through sqlite-kit or PostgreSQL
-/// through postgres-kit, both seen as sql-kit's `SQLDatabase`, so every query is written once
-/// with bound parameters.
+/// The connection pool behind the server's stores: SQLite (the system's, the vault's too)
+/// through our small driver (`ServerSQLiteDatabase`) or PostgreSQL through postgres-kit, both
+/// seen as sql-kit's `SQLDatabase`, so every query is written once with bound parameters.
 ///
 /// SQLite is put in WAL mode with full synchronous commits: readers never wait for the writer,
-/// and a commit that was acknowledged survives `kill -9` and power loss.
+/// and a commit that was acknowledged survives `kill -9` and power loss. It must be 3.35 or
+/// later (`RETURNING`); an older library is refused when the database is opened.
 public final class ServerDatabase: Sendable {
     /// async-kit's group pool is safe to share (its state is behind its lock and each loop's
     /// pool is confined to its loop) but is not marked Sendable.
     enum Pool: @unchecked Sendable {
-        case sqlite(EventLoopGroupConnectionPool<TunedSQLiteSource>)
+        case sqlite(EventLoopGroupConnectionPool<ServerSQLiteSource>)
         case postgres(EventLoopGroupConnectionPool<TunedPostgresSource>)
     }
 
@@ -91,14 +91,14 @@ public final class ServerDatabase: Sendable {
         self.logger = logger
         switch location {
         case .sqlite(let path):
+            try ServerSQLite.checkLibraryVersion()
             // Made 0600 before SQLite opens it: SQLite gives its -wal and -shm files the
             // database's mode, so none of them is readable by others whatever the umask.
             try FileAccess.createPrivateFile(path)
             for companion in [path + "-wal", path + "-shm"] { try FileAccess.restrict(companion) }
             let perLoop = SQLiteThreads.connectionsPerEventLoop(eventLoopGroup)
             func makePool(_ synchronous: String) -> Pool {
-                let base = SQLiteConnectionSource(configuration: .init(storage: .file(path: path)), threadPool: SQLiteThreads.pool)
-                let source = TunedSQLiteSource(base: base, synchronous: synchronous)
+                let source = ServerSQLiteSource(path: path, synchronous: synchronous, threadPool: SQLiteThreads.pool)
                 return .sqlite(EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: perLoop, logger: logger, on: eventLoopGroup))
             }
             pool = makePool("FULL")
@@ -209,25 +209,6 @@ enum SQLiteThreads {
         pool.start()
         return pool
     }()
-}
-
-/// sqlite-kit's connection source, with each new connection switched to WAL, its commits'
-/// `synchronous` level set, and a bounded, sleeping wait for a busy database (`busy_timeout`,
-/// 10 s: sqlite-nio's own busy handler retries at once and for ever, burning the thread).
-struct TunedSQLiteSource: ConnectionPoolSource, Sendable {
-    let base: SQLiteConnectionSource
-    /// `FULL` or `NORMAL`.
-    let synchronous: String
-
-    func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
-        let synchronous = self.synchronous
-        return base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
-            connection.query("PRAGMA busy_timeout = 10000")
-                .flatMap { _ in connection.query("PRAGMA journal_mode = WAL") }
-                .flatMap { _ in connection.query("PRAGMA synchronous = \(synchronous)") }
-                .map { _ in connection }
-        }
-    }
 }
 
 /// postgres-kit's connection source; a relaxed connection commits without waiting for its WAL
