@@ -41,7 +41,7 @@ struct ServerSQLiteSource: ConnectionPoolSource, Sendable {
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<ServerSQLiteConnection> {
         let (path, synchronous, threadPool) = (self.path, self.synchronous, self.threadPool)
         return threadPool.runIfActive(eventLoop: eventLoop) {
-            try ServerSQLiteConnection(path: path, synchronous: synchronous, logger: logger, eventLoop: eventLoop, threadPool: threadPool)
+            try ServerSQLiteConnection.open(path: path, synchronous: synchronous, logger: logger, eventLoop: eventLoop, threadPool: threadPool)
         }
     }
 }
@@ -60,7 +60,10 @@ final class ServerSQLiteConnection: ConnectionPoolItem, Sendable {
     /// connection up: a sleeping busy timeout, defensive mode, double-quoted strings as
     /// identifiers only, no trust in functions the schema names, WAL, and the commits'
     /// `synchronous` level. Blocking: called on the thread pool.
-    init(path: String, synchronous: String, logger: Logger, eventLoop: any EventLoop, threadPool: NIOThreadPool) throws {
+    ///
+    /// A factory rather than a throwing initialiser: Swift 6.3's optimiser crashes on a throwing
+    /// initialiser of a class that stores an `Atomic` (release builds only).
+    static func open(path: String, synchronous: String, logger: Logger, eventLoop: any EventLoop, threadPool: NIOThreadPool) throws -> ServerSQLiteConnection {
         let opened = try SQLiteConnection(path: path, create: true, statementCacheLimit: ServerSQLite.statementCacheLimit)
         opened.setBusyTimeout(milliseconds: ServerSQLite.busyTimeoutMilliseconds)
         try opened.enableDefensiveMode()
@@ -73,6 +76,10 @@ final class ServerSQLiteConnection: ConnectionPoolItem, Sendable {
             ])
         }
         try opened.execute("PRAGMA synchronous = \(synchronous)")
+        return ServerSQLiteConnection(opened: opened, logger: logger, eventLoop: eventLoop, threadPool: threadPool)
+    }
+
+    private init(opened: sending SQLiteConnection, logger: Logger, eventLoop: any EventLoop, threadPool: NIOThreadPool) {
         self.eventLoop = eventLoop
         self.logger = logger
         self.threadPool = threadPool
