@@ -95,6 +95,7 @@ public final class ServerDatabase: Sendable {
             // Made 0600 before SQLite opens it: SQLite gives its -wal and -shm files the
             // database's mode, so none of them is readable by others whatever the umask.
             try FileAccess.createPrivateFile(path)
+            try ServerSQLite.preflight(path)
             for companion in [path + "-wal", path + "-shm"] { try FileAccess.restrict(companion) }
             let perLoop = SQLiteThreads.connectionsPerEventLoop(eventLoopGroup)
             func makePool(_ synchronous: String) -> Pool {

@@ -6,6 +6,12 @@ import SQLKit
 import SignetVault
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The server's SQLite under sql-kit: a small driver over SignetVault's `SQLiteConnection`,
 /// that is over the system's libsqlite3, the one SQLite in the binary (the vault's hardening
 /// needs its C API, and two SQLite copies in one process can drop each other's POSIX locks on a
@@ -27,6 +33,38 @@ package enum ServerSQLite {
         guard number >= minimumVersionNumber else {
             let text = text ?? SQLiteConnection.libraryVersion
             throw .configuration(detail: "SQLite 3.35 or later is needed (RETURNING); this system has \(text)")
+        }
+    }
+}
+
+extension ServerSQLite {
+    /// Refuses, at start and naming the file, a database every request would fail on later (as
+    /// 503s, the node looking healthy): a symbolic link or something that is not a file, a file
+    /// that is not an SQLite database or whose schema cannot be read, one this process may only
+    /// read. Blocking; called once, before the pools exist. Creates nothing: the file exists.
+    package static func preflight(_ path: String) throws(ServerError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            throw .configuration(detail: "\(path): cannot be read: \(String(cString: strerror(errno)))")
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFLNK: throw .configuration(detail: "\(path): is a symbolic link; give the database's own path")
+        default: throw .configuration(detail: "\(path): is not a regular file, so it cannot be the server's database")
+        }
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path, create: false)
+        } catch {
+            throw .configuration(detail: "\(path): cannot be opened as an SQLite database: \(error)")
+        }
+        do {
+            _ = try connection.query("SELECT count(*) FROM sqlite_schema")
+        } catch {
+            throw .configuration(detail: "\(path): is not an SQLite database, or it is damaged: \(error)")
+        }
+        guard !connection.isReadOnly else {
+            throw .configuration(detail: "\(path): this user may only read it, and the server writes its database; give the user write access to the file and its folder")
         }
     }
 }

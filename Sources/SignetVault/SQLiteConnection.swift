@@ -152,6 +152,10 @@ package final class SQLiteConnection {
 
     /// Waits at most `milliseconds` for another connection's lock (sleeping, not spinning)
     /// before a statement fails as busy.
+    /// Whether SQLite opened the main database read-only (it does, silently, when the file is
+    /// not writable for this process).
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     package func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)
     }

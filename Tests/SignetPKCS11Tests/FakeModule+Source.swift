@@ -6,7 +6,6 @@ extension FakeModule {
 /* A fake PKCS#11 module for Signet's tests (see FakeModule.swift); BEHAVIOUR, set when it is compiled, makes one call
    misbehave. Not thread-safe beyond what Signet needs: it calls a module under one lock. */
 #include <string.h>
-#include <unistd.h>
 #include <p11-kit/pkcs11.h>
 
 #ifndef BEHAVIOUR
@@ -16,7 +15,7 @@ extension FakeModule {
 enum {
     NORMAL, WRONG_PIN, PIN_LOCKED, LOGIN_LOCKED, MECHANISM_INVALID, HUGE_SIGNATURE, OVERLONG_WRITE, SHORT_SIGNATURE,
     SLOT_COUNT_LIES, TOO_MANY_SLOTS, SLOT_LIST_OVERFLOW, ATTRIBUTE_LIES, ATTRIBUTE_OVERLONG, ENDLESS_SEARCH, STALE_SESSION,
-    STRANGE_RETURN_CODE, INITIALIZE_FAILS, NO_FUNCTION_LIST_, NULL_FUNCTION_LIST, SLOW_SIGN
+    STRANGE_RETURN_CODE, INITIALIZE_FAILS, NO_FUNCTION_LIST_, NULL_FUNCTION_LIST, PROBED_SIGN
 };
 #define NO_FUNCTION_LIST 17 /* for the preprocessor */
 
@@ -32,12 +31,9 @@ static long *counter(const char *name) {
 static void count(const char *name) { __atomic_fetch_add(counter(name), 1, __ATOMIC_SEQ_CST); }
 EXPORT long fake_calls(const char *name) { return counter(name) ? __atomic_load_n(counter(name), __ATOMIC_SEQ_CST) : -1; }
 
-/* SLOW_SIGN: C_Sign blocks, as a smart card does, until the test calls fake_release() (10 minutes at most). */
-static int released;
-EXPORT void fake_release(void) { __atomic_store_n(&released, 1, __ATOMIC_SEQ_CST); }
-static void wait_for_release(void) {
-    for (int waited = 0; waited < 600000 && !__atomic_load_n(&released, __ATOMIC_SEQ_CST); waited++) usleep(1000);
-}
+/* PROBED_SIGN: C_Sign first calls the test's probe, on the calling thread (which the probe inspects). */
+static void (*probe)(void);
+EXPORT void fake_set_probe(void (*function)(void)) { __atomic_store_n(&probe, function, __ATOMIC_SEQ_CST); }
 
 static int initialized, open_sessions, logged_in, signing, finding;
 static CK_SESSION_HANDLE next_session = 1;
@@ -274,7 +270,10 @@ static CK_RV fake_Sign(CK_SESSION_HANDLE session, unsigned char *data, CK_ULONG 
         signing = 0;
         return CKR_OK;
     }
-    if (BEHAVIOUR == SLOW_SIGN) wait_for_release();
+    if (BEHAVIOUR == PROBED_SIGN) {
+        void (*function)(void) = __atomic_load_n(&probe, __ATOMIC_SEQ_CST);
+        if (function) function();
+    }
     CK_ULONG made = BEHAVIOUR == SHORT_SIGNATURE ? 10 : 64;
     if (*signature_length < made) { *signature_length = made; return CKR_BUFFER_TOO_SMALL; }
     /* r = s = 0x0101...01: not a signature of anything, but both in range. */

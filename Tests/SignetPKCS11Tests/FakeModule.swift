@@ -40,7 +40,7 @@ enum FakeModule {
         case initializeFails  // `C_Initialize` returns `CKR_GENERAL_ERROR`.
         case noFunctionList  // The library has no `C_GetFunctionList`.
         case nullFunctionList  // `C_GetFunctionList` returns `CKR_OK` and no list.
-        case slowSign  // `C_Sign` (with room for the signature) waits until `fake_release()`, or 10 minutes.
+        case probedSign  // `C_Sign` (with room for the signature) first calls the probe `fake_set_probe` set.
     }
 
     /// p11-kit's PKCS#11 header, which the module is built with.
@@ -85,11 +85,12 @@ enum FakeModule {
         return calls
     }
 
-    /// Lets every `C_Sign` of the loaded ``Behaviour/slowSign`` module at `path` return.
-    static func release(_ path: String) throws {
+    /// Makes every `C_Sign` of the loaded ``Behaviour/probedSign`` module at `path` call `probe`
+    /// first, on the thread that called `C_Sign`.
+    static func setProbe(_ path: String, _ probe: @escaping @convention(c) () -> Void) throws {
         let library = try #require(dlopen(path, RTLD_NOW | RTLD_NOLOAD), "\(path) is not loaded")
         defer { dlclose(library) }
-        let symbol = try #require(dlsym(library, "fake_release"), "\(path) has no fake_release")
-        unsafeBitCast(symbol, to: (@convention(c) () -> Void).self)()
+        let symbol = try #require(dlsym(library, "fake_set_probe"), "\(path) has no fake_set_probe")
+        unsafeBitCast(symbol, to: (@convention(c) ((@convention(c) () -> Void)?) -> Void).self)(probe)
     }
 }
