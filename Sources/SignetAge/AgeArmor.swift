@@ -22,7 +22,7 @@ enum AgeArmor {
     /// Whether `input` starts (after white space) with five dashes: a binary age file starts
     /// with `age-encryption.org/`, so anything starting like PEM is read as armor, and a bad
     /// BEGIN line is reported as such.
-    static func isArmored(_ input: AgeBufferedSource) throws(AgeError) -> Bool {
+    static func isArmored(_ input: AgeBufferedSource) throws -> Bool {
         let start = try input.peek(upTo: maximumWhitespace + 5)
         guard let first = start.firstIndex(where: { !isWhitespace($0) }) else { return false }
         return start[first...].starts(with: beginLine.prefix(5))
@@ -43,7 +43,7 @@ final class AgeArmorEncoder: AgeByteSink {
     /// An encoder writing to `lower`.
     init(_ lower: any AgeByteSink) { self.lower = lower }
 
-    func write(_ bytes: [UInt8]) throws(AgeError) {
+    func write(_ bytes: [UInt8]) throws {
         var output: [UInt8] = []
         startIfNeeded(&output)
         pending += bytes
@@ -59,7 +59,7 @@ final class AgeArmorEncoder: AgeByteSink {
         try lower.write(output)
     }
 
-    func finish() throws(AgeError) {
+    func finish() throws {
         var output: [UInt8] = []
         startIfNeeded(&output)
         // The last line is the short one; when the data fills its lines, END follows the last
@@ -101,7 +101,7 @@ final class AgeArmorDecoder: AgeByteSource {
         self.source = source
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(AgeError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         var written = 0
         while written < buffer.count {
             if offset < decoded.count {
@@ -126,7 +126,7 @@ final class AgeArmorDecoder: AgeByteSource {
     }
 
     /// The next line without its LF and without one CR before it; nil at the end.
-    private func nextLine(limit: Int) throws(AgeError) -> AgeLine? {
+    private func nextLine(limit: Int) throws -> AgeLine? {
         guard var next = try lower.readLine(limit: limit) else { return nil }
         line += 1
         if next.bytes.last == 0x0D { next.bytes.removeLast() }
@@ -134,7 +134,7 @@ final class AgeArmorDecoder: AgeByteSource {
     }
 
     /// Skips blank lines, then requires the BEGIN line.
-    private func readBegin() throws(AgeError) {
+    private func readBegin() throws {
         var skipped = 0
         while true {
             guard let next = try nextLine(limit: AgeArmor.maximumWhitespace) else {
@@ -156,7 +156,7 @@ final class AgeArmorDecoder: AgeByteSource {
     }
 
     /// Decodes one line of base64 into `decoded`, or reads the END line.
-    private func decodeLine() throws(AgeError) {
+    private func decodeLine() throws {
         guard let next = try nextLine(limit: AgeArmor.columns + 1) else {
             throw malformed("the armor ends without its END line")
         }
@@ -182,7 +182,7 @@ final class AgeArmorDecoder: AgeByteSource {
     }
 
     /// After the END line, only white space may follow, and not much of it.
-    private func finishAfterEnd() throws(AgeError) {
+    private func finishAfterEnd() throws {
         state = .finished
         let trailing = UnsafeMutableRawBufferPointer.allocate(byteCount: AgeArmor.maximumWhitespace + 1, alignment: 1)
         defer { trailing.deallocate() }

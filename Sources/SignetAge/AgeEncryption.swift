@@ -22,7 +22,7 @@ public struct AgeEncryptor: Sendable {
     /// - Throws: ``AgeError/invalidArgument(detail:)`` when there is no recipient, or when a
     ///   passphrase recipient comes with any other (the spec requires an scrypt stanza to be a
     ///   file's only one).
-    public init(recipients: [any AgeRecipient], armor: Bool = false) throws(AgeError) {
+    public init(recipients: [any AgeRecipient], armor: Bool = false) throws {
         guard !recipients.isEmpty else {
             throw AgeError.invalidArgument(detail: "no recipient: a file must be encrypted to at least one")
         }
@@ -49,10 +49,10 @@ public struct AgeEncryptor: Sendable {
     ///   recipient throws while wrapping the file key.
     public func encrypt(
         read: (UnsafeMutableRawBufferPointer) throws -> Int, write: ([UInt8]) throws -> Void
-    ) throws(AgeError) {
-        let outcome = withoutActuallyEscaping(read) { (escapableRead) -> Result<Void, AgeError> in
-            withoutActuallyEscaping(write) { (escapableWrite) -> Result<Void, AgeError> in
-                Result { () throws(AgeError) -> Void in
+    ) throws {
+        let outcome = withoutActuallyEscaping(read) { (escapableRead) -> Result<Void, any Error> in
+            withoutActuallyEscaping(write) { (escapableWrite) -> Result<Void, any Error> in
+                Result { () throws -> Void in
                     try run(
                         input: AgeClosureSource(escapableRead, path: "input"),
                         output: AgeClosureSink(escapableWrite, path: "output"))
@@ -69,10 +69,10 @@ public struct AgeEncryptor: Sendable {
     /// - Throws: as ``encrypt(read:write:)``.
     public func encrypt(
         read: (UnsafeMutableRawBufferPointer) throws -> Int, writeBuffer: (UnsafeRawBufferPointer) throws -> Void
-    ) throws(AgeError) {
-        let outcome = withoutActuallyEscaping(read) { (escapableRead) -> Result<Void, AgeError> in
-            withoutActuallyEscaping(writeBuffer) { (escapableWrite) -> Result<Void, AgeError> in
-                Result { () throws(AgeError) -> Void in
+    ) throws {
+        let outcome = withoutActuallyEscaping(read) { (escapableRead) -> Result<Void, any Error> in
+            withoutActuallyEscaping(writeBuffer) { (escapableWrite) -> Result<Void, any Error> in
+                Result { () throws -> Void in
                     try run(
                         input: AgeClosureSource(escapableRead, path: "input"),
                         output: AgeClosureSink(buffers: escapableWrite, path: "output"))
@@ -85,7 +85,7 @@ public struct AgeEncryptor: Sendable {
     /// Encrypts `plaintext` held in memory and returns the whole age file.
     ///
     /// - Throws: as ``encrypt(read:write:)``.
-    public func encrypt(_ plaintext: [UInt8]) throws(AgeError) -> [UInt8] {
+    public func encrypt(_ plaintext: [UInt8]) throws -> [UInt8] {
         var offset = 0
         var file: [UInt8] = []
         try encrypt(
@@ -99,7 +99,7 @@ public struct AgeEncryptor: Sendable {
         return file
     }
 
-    private func run(input: any AgeByteSource, output: any AgeByteSink) throws(AgeError) {
+    private func run(input: any AgeByteSource, output: any AgeByteSink) throws {
         var keyBytes = RandomBytes.make(AgeDecryptor.fileKeySize)
         let fileKey = SecretBytes(consuming: &keyBytes)
         var stanzas: [AgeStanza] = []
@@ -154,10 +154,10 @@ public struct AgeDecryptor: Sendable {
     ///   `output`) throws.
     public func decrypt(
         read: (UnsafeMutableRawBufferPointer) throws -> Int, write: ([UInt8]) throws -> Void, source: String
-    ) throws(AgeError) {
-        let outcome = withoutActuallyEscaping(read) { (escapableRead) -> Result<Void, AgeError> in
-            withoutActuallyEscaping(write) { (escapableWrite) -> Result<Void, AgeError> in
-                Result { () throws(AgeError) -> Void in
+    ) throws {
+        let outcome = withoutActuallyEscaping(read) { (escapableRead) -> Result<Void, any Error> in
+            withoutActuallyEscaping(write) { (escapableWrite) -> Result<Void, any Error> in
+                Result { () throws -> Void in
                     try run(
                         input: AgeClosureSource(escapableRead, path: source),
                         output: AgeClosureSink(escapableWrite, path: "output"), source: source)
@@ -173,10 +173,10 @@ public struct AgeDecryptor: Sendable {
     /// - Throws: as ``decrypt(read:write:source:)``.
     public func decrypt(
         read: (UnsafeMutableRawBufferPointer) throws -> Int, writeBuffer: (UnsafeRawBufferPointer) throws -> Void, source: String
-    ) throws(AgeError) {
-        let outcome = withoutActuallyEscaping(read) { (escapableRead) -> Result<Void, AgeError> in
-            withoutActuallyEscaping(writeBuffer) { (escapableWrite) -> Result<Void, AgeError> in
-                Result { () throws(AgeError) -> Void in
+    ) throws {
+        let outcome = withoutActuallyEscaping(read) { (escapableRead) -> Result<Void, any Error> in
+            withoutActuallyEscaping(writeBuffer) { (escapableWrite) -> Result<Void, any Error> in
+                Result { () throws -> Void in
                     try run(
                         input: AgeClosureSource(escapableRead, path: source),
                         output: AgeClosureSink(buffers: escapableWrite, path: "output"), source: source)
@@ -191,7 +191,7 @@ public struct AgeDecryptor: Sendable {
     ///
     /// - Throws: as ``decrypt(read:write:source:)``; nothing is returned unless the whole
     ///   file authenticates.
-    public func decrypt(_ file: [UInt8], source: String) throws(AgeError) -> [UInt8] {
+    public func decrypt(_ file: [UInt8], source: String) throws -> [UInt8] {
         var offset = 0
         var plaintext: [UInt8] = []
         try decrypt(
@@ -205,7 +205,7 @@ public struct AgeDecryptor: Sendable {
         return plaintext
     }
 
-    private func run(input: any AgeByteSource, output: any AgeByteSink, source: String) throws(AgeError) {
+    private func run(input: any AgeByteSource, output: any AgeByteSink, source: String) throws {
         let raw = AgeBufferedSource(input)
         let file = try AgeArmor.isArmored(raw) ? AgeBufferedSource(AgeArmorDecoder(raw, source: source)) : raw
         let header = try AgeHeader.parse(from: file, source: source)
@@ -223,7 +223,7 @@ public struct AgeDecryptor: Sendable {
     }
 
     /// The file key from the first identity that unwraps one.
-    private func unwrapFileKey(_ stanzas: [AgeStanza], source: String) throws(AgeError) -> SecretBytes {
+    private func unwrapFileKey(_ stanzas: [AgeStanza], source: String) throws -> SecretBytes {
         // The spec: an scrypt stanza must be the header's only one, whoever decrypts.
         if stanzas.count > 1, stanzas.contains(where: { $0.type == "scrypt" }) {
             throw AgeError.malformedHeader(

@@ -37,7 +37,7 @@ struct AgeHeader {
     // MARK: Parsing
 
     /// Reads a header from `input`, leaving `input` just after the MAC line's LF.
-    static func parse(from input: AgeBufferedSource, source: String) throws(AgeError) -> AgeHeader {
+    static func parse(from input: AgeBufferedSource, source: String) throws -> AgeHeader {
         var reader = LineReader(input: input, source: source)
         guard let first = try reader.next(limit: maximumArgumentLineLength) else {
             throw AgeError.malformedHeader(source: source, detail: "the file is empty")
@@ -63,11 +63,11 @@ struct AgeHeader {
     }
 
     /// Parses a whole header held in memory; what follows the MAC line is ignored.
-    static func parse(_ bytes: [UInt8], source: String) throws(AgeError) -> AgeHeader {
+    static func parse(_ bytes: [UInt8], source: String) throws -> AgeHeader {
         try parse(from: AgeBufferedSource(AgeMemorySource(bytes)), source: source)
     }
 
-    private static func checkVersion(_ line: [UInt8], source: String) throws(AgeError) {
+    private static func checkVersion(_ line: [UInt8], source: String) throws {
         if line == Array(versionLine.utf8) { return }
         let prefix = Array("age-encryption.org/".utf8)
         if line.last == 0x0D, Array(line.dropLast()) == Array(versionLine.utf8) {
@@ -81,7 +81,7 @@ struct AgeHeader {
     }
 
     /// The 32 bytes of `--- <base64>`.
-    private static func parseMACLine(_ line: [UInt8], reader: LineReader) throws(AgeError) -> [UInt8] {
+    private static func parseMACLine(_ line: [UInt8], reader: LineReader) throws -> [UInt8] {
         guard line.count > 4, line[3] == 0x20 else {
             throw reader.malformed("the MAC line must be \"--- \" and the MAC's base64")
         }
@@ -93,7 +93,7 @@ struct AgeHeader {
     }
 
     /// A stanza: its `-> ` line, then body lines up to the first shorter than 64 columns.
-    private static func parseStanza(argumentLine line: [UInt8], reader: inout LineReader) throws(AgeError) -> AgeStanza {
+    private static func parseStanza(argumentLine line: [UInt8], reader: inout LineReader) throws -> AgeStanza {
         guard line.starts(with: [0x2D, 0x3E]) else {  // "->"
             throw reader.malformed("a line must start a stanza (\"-> \") or be the MAC line (\"--- \")")
         }
@@ -148,7 +148,7 @@ struct AgeHeader {
 
         /// The next line without its LF; nil at the end of the input. Refuses a line with no
         /// LF, one over `limit` bytes, and a header over ``AgeHeader/maximumSize``.
-        mutating func next(limit: Int) throws(AgeError) -> [UInt8]? {
+        mutating func next(limit: Int) throws -> [UInt8]? {
             guard let line = try input.readLine(limit: limit) else { return nil }
             number += 1
             guard line.bytes.count <= limit else {
@@ -174,7 +174,7 @@ struct AgeHeader {
     // MARK: Writing
 
     /// Encodes `stanzas` and the MAC under `fileKey`: the complete header, its LF included.
-    static func encode(stanzas: [AgeStanza], fileKey: SecretBytes) throws(AgeError) -> [UInt8] {
+    static func encode(stanzas: [AgeStanza], fileKey: SecretBytes) throws -> [UInt8] {
         guard !stanzas.isEmpty else { throw AgeError.invalidArgument(detail: "an age header needs at least one stanza") }
         guard stanzas.count <= maximumStanzas else {
             throw AgeError.invalidArgument(detail: "an age file can have at most \(maximumStanzas) recipient stanzas")
@@ -224,7 +224,7 @@ struct AgeHeader {
     }
 
     /// Checks the header's MAC under `fileKey`, in constant time.
-    func verifyMAC(fileKey: SecretBytes, source: String) throws(AgeError) {
+    func verifyMAC(fileKey: SecretBytes, source: String) throws {
         guard ConstantTime.equals(Self.authenticationCode(over: authenticatedBytes, fileKey: fileKey), mac) else {
             throw AgeError.headerMACMismatch(source: source)
         }

@@ -28,7 +28,7 @@ public enum AgeKeyFile {
     ///   without identities, or with a line that is not an identity;
     ///   ``AgeError/unsupported(source:detail:)`` for a passphrase-protected file or key (decrypt
     ///   it first), ECDSA keys, and post-quantum and plugin identities.
-    public static func identities(in bytes: [UInt8], source: String) throws(AgeError) -> [any AgeKeyPairIdentity] {
+    public static func identities(in bytes: [UInt8], source: String) throws -> [any AgeKeyPairIdentity] {
         try checkSize(bytes, source: source)
         if startsWith(bytes, "age-encryption.org/") || startsWith(bytes, "-----BEGIN AGE ENCRYPTED FILE-----") {
             throw AgeError.unsupported(
@@ -38,7 +38,7 @@ public enum AgeKeyFile {
         var identities: [any AgeKeyPairIdentity] = []
         for line in lines(of: bytes) {
             let text = bytes[line.range]
-            do throws(AgeError) {
+            do {
                 if text.starts(with: Array(MLKEM768X25519Identity.humanReadablePart.utf8) + [0x31]) {
                     identities.append(try MLKEM768X25519Identity(utf8: text, source: source))
                 } else {
@@ -65,7 +65,7 @@ public enum AgeKeyFile {
     ///   without recipients, or with a line that is not a recipient;
     ///   ``AgeError/unsupported(source:detail:)`` for ECDSA, post-quantum, tagged and plugin
     ///   recipients.
-    public static func recipients(in bytes: [UInt8], source: String) throws(AgeError) -> [any AgeRecipient] {
+    public static func recipients(in bytes: [UInt8], source: String) throws -> [any AgeRecipient] {
         try checkSize(bytes, source: source)
         if isPEM(bytes) {
             let decoded: DecodedKey
@@ -89,7 +89,7 @@ public enum AgeKeyFile {
             guard let string = String(validating: text, as: UTF8.self) else {
                 throw AgeError.invalidKey(source: source, detail: "not UTF-8 text (line \(line.number))")
             }
-            do throws(AgeError) {
+            do {
                 recipients.append(try recipient(string, source: source))
             } catch {
                 throw located(error, line: line.number)
@@ -106,7 +106,7 @@ public enum AgeKeyFile {
     ///
     /// - Parameter source: How messages name the input; by default, the string itself quoted
     ///   (cut short, and never an identity's secret).
-    public static func recipient(_ string: String, source: String? = nil) throws(AgeError) -> any AgeRecipient {
+    public static func recipient(_ string: String, source: String? = nil) throws -> any AgeRecipient {
         let source = source ?? X25519Recipient.quoted(string)
         if string.utf8.count <= X25519Recipient.maximumLength, let key = try? AgeSSH.keyFields(of: string) {
             return try AgeSSH.recipient(type: key.type, blob: key.blob, source: source)
@@ -116,13 +116,13 @@ public enum AgeKeyFile {
         }
         do {
             return try X25519Recipient(string, source: source)
-        } catch .invalidKey(let source, let detail) where detail == X25519Recipient.notARecipient {
+        } catch AgeError.invalidKey(let source, let detail) where detail == X25519Recipient.notARecipient {
             throw AgeError.invalidKey(source: source, detail: "not an age recipient (age1…) or OpenSSH public key (ssh-ed25519 …, ssh-rsa …)")
         }
     }
 
     /// The identity of the one private key in a PEM file.
-    private static func identity(pem bytes: [UInt8], source: String) throws(AgeError) -> any AgeKeyPairIdentity {
+    private static func identity(pem bytes: [UInt8], source: String) throws -> any AgeKeyPairIdentity {
         let decoded: DecodedKey
         do {
             decoded = try KeyDecoder.decode(bytes, source: source)
@@ -210,7 +210,7 @@ public enum AgeKeyFile {
         return result
     }
 
-    private static func checkSize(_ bytes: [UInt8], source: String) throws(AgeError) {
+    private static func checkSize(_ bytes: [UInt8], source: String) throws {
         guard bytes.count <= maximumSize else {
             throw AgeError.invalidKey(source: source, detail: "larger than \(maximumSize >> 20) MiB: not an age key file")
         }
@@ -221,10 +221,10 @@ public enum AgeKeyFile {
     }
 
     /// `error` with the line it is about.
-    private static func located(_ error: AgeError, line: Int) -> AgeError {
+    private static func located(_ error: any Error, line: Int) -> any Error {
         switch error {
-        case .invalidKey(let source, let detail): return .invalidKey(source: source, detail: "\(detail) (line \(line))")
-        case .unsupported(let source, let detail): return .unsupported(source: source, detail: "\(detail) (line \(line))")
+        case AgeError.invalidKey(let source, let detail): return AgeError.invalidKey(source: source, detail: "\(detail) (line \(line))")
+        case AgeError.unsupported(let source, let detail): return AgeError.unsupported(source: source, detail: "\(detail) (line \(line))")
         default: return error
         }
     }

@@ -40,7 +40,7 @@ enum AgePayload {
     /// bytes belong to this batch, and whether it is the input's last.
     static func fillBatch(
         _ buffer: UnsafeMutableRawBufferPointer, from input: any AgeByteSource, carried: inout UInt8?
-    ) throws(AgeError) -> (usable: Int, isFinal: Bool) {
+    ) throws -> (usable: Int, isFinal: Bool) {
         var buffered = 0
         if let byte = carried {
             buffer[0] = byte
@@ -57,7 +57,7 @@ enum AgePayload {
     /// previous batch and reads the next — the caller's reader and writer stay on its thread.
     static func runPipeline<Batch: PayloadBatch>(
         _ slots: [Batch], label: String, key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink
-    ) throws(AgeError) {
+    ) throws {
         let queue = DispatchQueue(label: label, qos: .userInitiated)
         var counter: UInt64 = 0
         var carried: UInt8?
@@ -100,9 +100,9 @@ protocol PayloadBatch: AnyObject, Sendable {
     var width: Int { get }
     /// Reads the batch (after the byte carried over from the previous one); returns how many
     /// chunks it holds and whether it ends the input.
-    func fill(from input: any AgeByteSource, carried: inout UInt8?) throws(AgeError) -> (count: Int, isFinal: Bool)
+    func fill(from input: any AgeByteSource, carried: inout UInt8?) throws -> (count: Int, isFinal: Bool)
     /// Seals or opens the batch's `count` chunks, numbered from `firstCounter`, on every core.
     func process(key: SymmetricKey, count: Int, firstCounter: UInt64, isFinal: Bool)
     /// Writes what the batch made, in order, then throws what went wrong in it, if anything.
-    func flush(to output: any AgeByteSink, firstCounter: UInt64) throws(AgeError)
+    func flush(to output: any AgeByteSink, firstCounter: UInt64) throws
 }

@@ -12,7 +12,7 @@ extension AgePayload {
     /// `output` once it has authenticated, never before. Refuses a payload that ends without a
     /// chunk flagged last, that ends inside a chunk, whose empty last chunk follows data, or
     /// that goes on after the chunk flagged last.
-    static func decrypt(key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink, source: String) throws(AgeError) {
+    static func decrypt(key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink, source: String) throws {
         let slots = (0..<2).map { _ in DecryptionSlot(width: batchWidth, source: source) }
         try runPipeline(slots, label: "signet.age.open", key: key, from: input, to: output)
     }
@@ -58,7 +58,7 @@ final class DecryptionSlot: PayloadBatch, @unchecked Sendable {
 
     /// Reads a batch (after the byte carried over from the previous one); returns how many
     /// chunks it holds (the last perhaps short) and whether it ends the input.
-    func fill(from input: any AgeByteSource, carried: inout UInt8?) throws(AgeError) -> (count: Int, isFinal: Bool) {
+    func fill(from input: any AgeByteSource, carried: inout UInt8?) throws -> (count: Int, isFinal: Bool) {
         let batch = try AgePayload.fillBatch(sealed, from: input, carried: &carried)
         usable = batch.usable
         // Only the first batch can be empty: a later one starts with the carried byte.
@@ -130,10 +130,10 @@ final class DecryptionSlot: PayloadBatch, @unchecked Sendable {
     }
 
     /// Writes the plaintexts that opened, in order, then throws the batch's failure, if any.
-    func flush(to output: any AgeByteSink, firstCounter: UInt64) throws(AgeError) {
+    func flush(to output: any AgeByteSink, firstCounter: UInt64) throws {
         for case let plaintext? in plaintexts {
             let written = plaintext.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-                Result { () throws(AgeError) in try output.write(buffer: buffer) }
+                Result { () throws in try output.write(buffer: buffer) }
             }
             try written.get()
         }

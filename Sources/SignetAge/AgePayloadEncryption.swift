@@ -8,7 +8,7 @@ import SignetCore
 /// reading and writing (one thread, as the caller's closures require) overlap with sealing.
 extension AgePayload {
     /// Seals everything `input` yields into `output`.
-    static func encrypt(key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink) throws(AgeError) {
+    static func encrypt(key: SymmetricKey, from input: any AgeByteSource, to output: any AgeByteSink) throws {
         let slots = (0..<2).map { _ in EncryptionSlot(width: batchWidth) }
         try runPipeline(slots, label: "signet.age.seal", key: key, from: input, to: output)
     }
@@ -35,7 +35,7 @@ final class EncryptionSlot: PayloadBatch, @unchecked Sendable {
 
     /// Reads a batch (after the byte `carried` over from the previous one); returns how many
     /// chunks it holds and whether it is the file's last.
-    func fill(from input: any AgeByteSource, carried: inout UInt8?) throws(AgeError) -> (count: Int, isFinal: Bool) {
+    func fill(from input: any AgeByteSource, carried: inout UInt8?) throws -> (count: Int, isFinal: Bool) {
         let batch = try AgePayload.fillBatch(plain, from: input, carried: &carried)
         usable = batch.usable
         let isFinal = batch.isFinal
@@ -63,13 +63,13 @@ final class EncryptionSlot: PayloadBatch, @unchecked Sendable {
     }
 
     /// Writes the sealed chunks to `output`, in order: each box without its 12-byte nonce.
-    func flush(to output: any AgeByteSink, firstCounter: UInt64) throws(AgeError) {
+    func flush(to output: any AgeByteSink, firstCounter: UInt64) throws {
         for (index, box) in boxes.enumerated() {
             guard let box else {
                 throw AgeError.io(path: "output", detail: "ChaCha20-Poly1305 could not seal chunk \(firstCounter + UInt64(index) + 1)")
             }
             let written = box.withUnsafeBytes { (combined: UnsafeRawBufferPointer) in
-                Result { () throws(AgeError) in try output.write(buffer: UnsafeRawBufferPointer(rebasing: combined[12...])) }
+                Result { () throws in try output.write(buffer: UnsafeRawBufferPointer(rebasing: combined[12...])) }
             }
             try written.get()
         }

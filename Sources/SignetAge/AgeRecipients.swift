@@ -20,7 +20,7 @@ public struct AgeStanza: Sendable, Equatable {
 /// Something a file can be encrypted to: it wraps the 16-byte file key into stanzas.
 public protocol AgeRecipient: Sendable {
     /// The stanzas that carry `fileKey` for this recipient.
-    func wrap(fileKey: SecretBytes) throws(AgeError) -> [AgeStanza]
+    func wrap(fileKey: SecretBytes) throws -> [AgeStanza]
     /// Whether this is a passphrase (scrypt) recipient, which must be a file's only one.
     var isPassphrase: Bool { get }
     /// Whether this recipient resists quantum computers (`mlkem768x25519`); such recipients
@@ -39,7 +39,7 @@ extension AgeRecipient {
 public protocol AgeIdentity: Sendable {
     /// The file key from the first stanza this identity can open; nil when no stanza is for it.
     /// A stanza of its type that is malformed throws; one for another key of the same type is skipped.
-    func unwrap(stanzas: [AgeStanza], source: String) throws(AgeError) -> SecretBytes?
+    func unwrap(stanzas: [AgeStanza], source: String) throws -> SecretBytes?
 }
 
 /// An identity that is the private half of a key pair, so its recipient can be shown (what

@@ -21,7 +21,7 @@ public enum AgeSSH {
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for a line that is not a valid key;
     ///   ``AgeError/unsupported(source:detail:)`` for key types age cannot encrypt to (ECDSA,
     ///   security keys, DSA).
-    public static func recipient(line: String, source: String) throws(AgeError) -> any AgeRecipient {
+    public static func recipient(line: String, source: String) throws -> any AgeRecipient {
         guard let (type, blob) = try? keyFields(of: line) else {
             throw AgeError.invalidKey(source: source, detail: "not an OpenSSH public key line ([options] type base64 [comment])")
         }
@@ -29,7 +29,7 @@ public enum AgeSSH {
     }
 
     /// The recipient of the key `type` and `blob` taken from a key line by ``keyFields(of:)``.
-    static func recipient(type: String, blob: String, source: String) throws(AgeError) -> any AgeRecipient {
+    static func recipient(type: String, blob: String, source: String) throws -> any AgeRecipient {
         guard type == SSHRSARecipient.stanzaType || type == SSHEd25519Recipient.stanzaType else {
             throw AgeError.unsupported(
                 source: source, detail: "\(PrintableText.escaped(type, limit: 40, marksCut: true)) keys as recipients (age encrypts to ssh-rsa and ssh-ed25519 keys only)")
@@ -81,7 +81,7 @@ public enum AgeSSH {
     ///
     /// - Throws: ``AgeError/unsupported(source:detail:)`` for ECDSA keys;
     ///   ``AgeError/invalidKey(source:detail:)`` for RSA keys under 2048 bits.
-    public static func recipient(publicKey key: PublicKey, source: String) throws(AgeError) -> any AgeRecipient {
+    public static func recipient(publicKey key: PublicKey, source: String) throws -> any AgeRecipient {
         if key.rsaKey != nil { return try SSHRSARecipient(publicKey: key, source: source) }
         if key.ed25519Key != nil { return try SSHEd25519Recipient(publicKey: key, source: source) }
         throw AgeError.unsupported(source: source, detail: "\(key.kind) as a recipient (age encrypts to RSA and Ed25519 keys only)")
@@ -90,7 +90,7 @@ public enum AgeSSH {
     /// The identity for `key`: `ssh-rsa` for RSA keys, `ssh-ed25519` for Ed25519 keys.
     ///
     /// - Throws: ``AgeError/unsupported(source:detail:)`` for ECDSA keys.
-    public static func identity(privateKey key: PrivateKey, source: String) throws(AgeError) -> any AgeKeyPairIdentity {
+    public static func identity(privateKey key: PrivateKey, source: String) throws -> any AgeKeyPairIdentity {
         if key.rsaKey != nil { return try SSHRSAIdentity(privateKey: key, source: source) }
         if key.ed25519Key != nil { return try SSHEd25519Identity(privateKey: key, source: source) }
         throw AgeError.unsupported(source: source, detail: "\(key.kind) as an identity (age decrypts with RSA and Ed25519 keys only)")
@@ -114,7 +114,10 @@ public enum AgeSSH {
     }
 
     /// SignetCore's error about a key, as this module's.
-    static func converted(_ error: SignetCoreError, source: String) -> AgeError {
+    static func converted(_ error: any Error, source: String) -> AgeError {
+        guard let error = error as? SignetCoreError else {
+            return error as? AgeError ?? .invalidKey(source: source, detail: String(describing: error))
+        }
         switch error {
         case .weakKey(_, let bits):
             return .invalidKey(

@@ -5,30 +5,30 @@ import SignetCore
 protocol AgeByteSource: AnyObject {
     /// Reads up to `buffer.count` bytes (`buffer` is never empty) and returns how many; 0 only
     /// at the end, and from then on.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(AgeError) -> Int
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 
 /// One layer that bytes are pushed into while encrypting: the caller's writer or the armor
 /// encoder.
 protocol AgeByteSink: AnyObject {
     /// Takes `bytes`, in order.
-    func write(_ bytes: [UInt8]) throws(AgeError)
+    func write(_ bytes: [UInt8]) throws
     /// Takes the bytes `buffer` points to, in order; they are valid only during the call.
-    func write(buffer: UnsafeRawBufferPointer) throws(AgeError)
+    func write(buffer: UnsafeRawBufferPointer) throws
     /// Flushes whatever the layer still holds; called once, after the last write.
-    func finish() throws(AgeError)
+    func finish() throws
 }
 
 extension AgeByteSink {
     /// By default a buffer is written as an array (a copy).
-    func write(buffer: UnsafeRawBufferPointer) throws(AgeError) {
+    func write(buffer: UnsafeRawBufferPointer) throws {
         try write(Array(buffer))
     }
 }
 
 extension AgeByteSource {
     /// Reads until `buffer` is full or the input ends; returns how many bytes were read.
-    func readFull(into buffer: UnsafeMutableRawBufferPointer) throws(AgeError) -> Int {
+    func readFull(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         var filled = 0
         while filled < buffer.count {
             let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
@@ -64,7 +64,7 @@ final class AgeClosureSource: AgeByteSource {
         self.path = path
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(AgeError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard !ended, buffer.count > 0 else { return 0 }
         let count: Int
         do {
@@ -100,7 +100,7 @@ final class AgeClosureSink: AgeByteSink {
         self.path = path
     }
 
-    func write(_ bytes: [UInt8]) throws(AgeError) {
+    func write(_ bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { return }
         do {
             if let arrays {
@@ -113,7 +113,7 @@ final class AgeClosureSink: AgeByteSink {
         }
     }
 
-    func write(buffer: UnsafeRawBufferPointer) throws(AgeError) {
+    func write(buffer: UnsafeRawBufferPointer) throws {
         guard !buffer.isEmpty else { return }
         do {
             if let buffers {
@@ -126,7 +126,7 @@ final class AgeClosureSink: AgeByteSink {
         }
     }
 
-    func finish() throws(AgeError) {}
+    func finish() throws {}
 }
 
 /// A line of text as ``AgeBufferedSource/readLine(limit:)`` returns it: without its LF.
@@ -161,7 +161,7 @@ final class AgeBufferedSource: AgeByteSource {
     private var buffered: Int { end - start }
 
     /// Reads from below until `count` bytes are buffered (`count` ≤ ``capacity``) or the input ends.
-    private func fill(toHold count: Int) throws(AgeError) {
+    private func fill(toHold count: Int) throws {
         while buffered < count, !exhausted {
             if end == Self.capacity {
                 // Move what is left to the front: lines and peeks are short, so this is rare.
@@ -177,7 +177,7 @@ final class AgeBufferedSource: AgeByteSource {
 
     /// Up to `count` bytes from the current position, without consuming them (fewer only at
     /// the end of the input).
-    func peek(upTo count: Int) throws(AgeError) -> [UInt8] {
+    func peek(upTo count: Int) throws -> [UInt8] {
         let wanted = min(count, Self.capacity)
         try fill(toHold: wanted)
         return Array(storage[start..<(start + min(wanted, buffered))])
@@ -186,7 +186,7 @@ final class AgeBufferedSource: AgeByteSource {
     /// The next line, without its LF; nil at the end of the input. A line with no LF within
     /// `limit` bytes comes back as its first `limit + 1` bytes, unterminated, for the caller
     /// to refuse (`limit` < ``capacity``).
-    func readLine(limit: Int) throws(AgeError) -> AgeLine? {
+    func readLine(limit: Int) throws -> AgeLine? {
         var scanned = 0
         while true {
             while scanned < buffered {
@@ -212,7 +212,7 @@ final class AgeBufferedSource: AgeByteSource {
         }
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(AgeError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard buffer.count > 0 else { return 0 }
         if buffered == 0 {
             if exhausted { return 0 }
@@ -240,7 +240,7 @@ final class AgeMemorySource: AgeByteSource {
     /// A source yielding `bytes`.
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(AgeError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = min(buffer.count, bytes.count - offset)
         guard count > 0 else { return 0 }
         buffer.copyBytes(from: bytes[offset..<(offset + count)])

@@ -77,13 +77,13 @@ public enum Bech32 {
     ///   - string: The text, such as `age1…` or `AGE-SECRET-KEY-1…`.
     ///   - source: What the text is, for messages (it is never quoted: it may be a secret key).
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` naming the problem.
-    public static func decode(_ string: String, source: String) throws(AgeError) -> Decoded {
+    public static func decode(_ string: String, source: String) throws -> Decoded {
         try decode(utf8: string.utf8, source: source)
     }
 
     /// ``decode(_:source:)`` on the UTF-8 bytes of the text (a line of a key file), so that a
     /// secret key need never become a `String`.
-    static func decode(utf8 text: some Collection<UInt8>, source: String) throws(AgeError) -> Decoded {
+    static func decode(utf8 text: some Collection<UInt8>, source: String) throws -> Decoded {
         func failure(_ detail: String) -> AgeError { .invalidKey(source: source, detail: "not valid Bech32: \(detail)") }
 
         var bytes = Array(text)

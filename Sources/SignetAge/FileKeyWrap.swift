@@ -14,7 +14,7 @@ enum FileKeyWrap {
     private static let zeroNonce = [UInt8](repeating: 0, count: 12)
 
     /// The body that carries `fileKey` under `wrapKey`.
-    static func seal(_ fileKey: SecretBytes, with wrapKey: SymmetricKey) throws(AgeError) -> [UInt8] {
+    static func seal(_ fileKey: SecretBytes, with wrapKey: SymmetricKey) throws -> [UInt8] {
         guard fileKey.count == fileKeyCount else {
             throw AgeError.invalidArgument(detail: "a file key is \(fileKeyCount) bytes, not \(fileKey.count)")
         }

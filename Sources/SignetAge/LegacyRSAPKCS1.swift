@@ -28,7 +28,7 @@ public enum LegacyRSAPKCS1 {
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for a key that is not RSA;
     ///   ``AgeError/payloadInvalid(source:detail:)`` for an input of the wrong size or a chunk
     ///   that does not decrypt (named by its number).
-    public static func decrypt(_ input: [UInt8], privateKey: PrivateKey, source: String) throws(AgeError) -> [UInt8] {
+    public static func decrypt(_ input: [UInt8], privateKey: PrivateKey, source: String) throws -> [UInt8] {
         guard let rsa = privateKey.rsaKey else {
             throw AgeError.invalidKey(source: source, detail: "the legacy scheme needs an RSA private key, not \(privateKey.kind)")
         }
@@ -61,7 +61,7 @@ public enum LegacyRSAPKCS1 {
 
     /// The concatenated ciphertext: `input` decoded from base64, or `input` itself when it is
     /// not base64 text; its length must be a positive multiple of `blockSize`.
-    static func ciphertext(of input: [UInt8], blockSize: Int, source: String) throws(AgeError) -> [UInt8] {
+    static func ciphertext(of input: [UInt8], blockSize: Int, source: String) throws -> [UInt8] {
         let text = input.filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
         let decoded = String(validating: text, as: UTF8.self).flatMap { Base64.decode($0) }
         let bytes: [UInt8]

@@ -27,7 +27,7 @@ public struct MLKEM768X25519Recipient: AgeRecipient, Hashable, CustomStringConve
     /// A recipient from its `age1pq1…` encoding, lowercase as age writes it.
     ///
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for anything else.
-    public init(_ string: String, source: String? = nil) throws(AgeError) {
+    public init(_ string: String, source: String? = nil) throws {
         let source = source ?? X25519Recipient.quoted(string)
         var decoded = try Bech32.decode(string, source: source)
         defer { SecretBytes.zero(&decoded.data) }
@@ -63,7 +63,7 @@ public struct MLKEM768X25519Recipient: AgeRecipient, Hashable, CustomStringConve
     public var isPostQuantum: Bool { true }
 
     /// Seals `fileKey` to this recipient with HPKE.
-    public func wrap(fileKey: SecretBytes) throws(AgeError) -> [AgeStanza] {
+    public func wrap(fileKey: SecretBytes) throws -> [AgeStanza] {
         do {
             var sender = try HPKE.Sender(recipientKey: publicKey, ciphersuite: Self.ciphersuite, info: Self.info)
             let body = try fileKey.withUnsafeBytes { bytes in try sender.seal(bytes) }
@@ -96,7 +96,7 @@ public struct MLKEM768X25519Identity: AgeKeyPairIdentity, CustomStringConvertibl
     }
 
     /// A new identity from the system's secure random generator.
-    public static func generate() throws(AgeError) -> MLKEM768X25519Identity {
+    public static func generate() throws -> MLKEM768X25519Identity {
         do {
             return MLKEM768X25519Identity(privateKey: try XWingMLKEM768X25519.PrivateKey.generate())
         } catch {
@@ -105,12 +105,12 @@ public struct MLKEM768X25519Identity: AgeKeyPairIdentity, CustomStringConvertibl
     }
 
     /// An identity from its `AGE-SECRET-KEY-PQ-1…` encoding, uppercase.
-    public init(_ string: String) throws(AgeError) {
+    public init(_ string: String) throws {
         try self.init(utf8: string.utf8, source: "AGE-SECRET-KEY-PQ-1…")
     }
 
     /// ``init(_:)`` on the bytes of a key file's line, which never becomes a `String`.
-    init(utf8 text: some Collection<UInt8>, source: String) throws(AgeError) {
+    init(utf8 text: some Collection<UInt8>, source: String) throws {
         var decoded = try Bech32.decode(utf8: text, source: source)
         defer { SecretBytes.zero(&decoded.data) }
         guard decoded.humanReadablePart == Self.humanReadablePart else {
@@ -147,7 +147,7 @@ public struct MLKEM768X25519Identity: AgeKeyPairIdentity, CustomStringConvertibl
     /// is refused, as the spec requires; one that does not open is a stanza for another key.
     ///
     /// - Throws: ``AgeError/malformedHeader(source:detail:)`` for a malformed stanza.
-    public func unwrap(stanzas: [AgeStanza], source: String) throws(AgeError) -> SecretBytes? {
+    public func unwrap(stanzas: [AgeStanza], source: String) throws -> SecretBytes? {
         let type = MLKEM768X25519Recipient.stanzaType
         for stanza in stanzas where stanza.type == type {
             guard stanza.arguments.count == 1 else {

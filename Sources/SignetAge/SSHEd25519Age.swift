@@ -24,7 +24,7 @@ public struct SSHEd25519Recipient: AgeRecipient, CustomStringConvertible {
     ///
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for another kind of key, or 32 bytes
     ///   that are not a point.
-    public init(publicKey key: PublicKey, source: String) throws(AgeError) {
+    public init(publicKey key: PublicKey, source: String) throws {
         guard let ed25519 = key.ed25519Key else {
             throw AgeError.invalidKey(source: source, detail: "not an Ed25519 key (an ssh-ed25519 recipient needs one)")
         }
@@ -46,7 +46,7 @@ public struct SSHEd25519Recipient: AgeRecipient, CustomStringConvertible {
     ///
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` when the key maps to a low-order
     ///   X25519 point (an all-zero shared secret).
-    public func wrap(fileKey: SecretBytes) throws(AgeError) -> [AgeStanza] {
+    public func wrap(fileKey: SecretBytes) throws -> [AgeStanza] {
         let ephemeral = Curve25519.KeyAgreement.PrivateKey()
         let share = Array(ephemeral.publicKey.rawRepresentation)
         guard let wrapKey = Self.wrapKey(
@@ -98,7 +98,7 @@ public struct SSHEd25519Identity: AgeKeyPairIdentity, CustomStringConvertible {
     /// The identity of `key`, which must be an Ed25519 key.
     ///
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for another kind of key.
-    public init(privateKey key: PrivateKey, source: String) throws(AgeError) {
+    public init(privateKey key: PrivateKey, source: String) throws {
         guard let ed25519 = key.ed25519Key else {
             throw AgeError.invalidKey(source: source, detail: "not an Ed25519 key (an ssh-ed25519 identity needs one)")
         }
@@ -128,7 +128,7 @@ public struct SSHEd25519Identity: AgeKeyPairIdentity, CustomStringConvertible {
     /// - Throws: ``AgeError/malformedHeader(source:detail:)`` for a malformed stanza, or a
     ///   share that is a low-order point; ``AgeError/stanzaDoesNotOpen(source:detail:)`` for
     ///   one of this key that does not open.
-    public func unwrap(stanzas: [AgeStanza], source: String) throws(AgeError) -> SecretBytes? {
+    public func unwrap(stanzas: [AgeStanza], source: String) throws -> SecretBytes? {
         let ours = AgeSSH.tag(wireFormat)
         let type = SSHEd25519Recipient.stanzaType
         for stanza in stanzas where stanza.type == type {

@@ -25,7 +25,7 @@ public struct SSHRSARecipient: AgeRecipient, CustomStringConvertible {
     /// A recipient for `key`, which must be an RSA key of at least 2048 bits.
     ///
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for another kind of key or a smaller one.
-    public init(publicKey key: PublicKey, source: String) throws(AgeError) {
+    public init(publicKey key: PublicKey, source: String) throws {
         guard let rsa = key.rsaKey else {
             throw AgeError.invalidKey(source: source, detail: "not an RSA key (an ssh-rsa recipient needs one)")
         }
@@ -42,7 +42,7 @@ public struct SSHRSARecipient: AgeRecipient, CustomStringConvertible {
     public var description: String { string }
 
     /// Wraps `fileKey` in an `ssh-rsa` stanza.
-    public func wrap(fileKey: SecretBytes) throws(AgeError) -> [AgeStanza] {
+    public func wrap(fileKey: SecretBytes) throws -> [AgeStanza] {
         let body: [UInt8]
         do {
             body = try RSAOAEP.encrypt(fileKey.bytes, label: Self.label, publicKey: publicKey)
@@ -64,7 +64,7 @@ public struct SSHRSAIdentity: AgeKeyPairIdentity, CustomStringConvertible {
     /// The identity of `key`, which must be an RSA key.
     ///
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` for another kind of key.
-    public init(privateKey key: PrivateKey, source: String) throws(AgeError) {
+    public init(privateKey key: PrivateKey, source: String) throws {
         guard let rsa = key.rsaKey else {
             throw AgeError.invalidKey(source: source, detail: "not an RSA key (an ssh-rsa identity needs one)")
         }
@@ -89,7 +89,7 @@ public struct SSHRSAIdentity: AgeKeyPairIdentity, CustomStringConvertible {
     ///
     /// - Throws: ``AgeError/malformedHeader(source:detail:)`` for a malformed `ssh-rsa` stanza;
     ///   ``AgeError/stanzaDoesNotOpen(source:detail:)`` for one of this key that does not decrypt.
-    public func unwrap(stanzas: [AgeStanza], source: String) throws(AgeError) -> SecretBytes? {
+    public func unwrap(stanzas: [AgeStanza], source: String) throws -> SecretBytes? {
         let ours = AgeSSH.tag(wireFormat)
         for stanza in stanzas where stanza.type == SSHRSARecipient.stanzaType {
             guard stanza.arguments.count == 1 else {
@@ -100,7 +100,7 @@ public struct SSHRSAIdentity: AgeKeyPairIdentity, CustomStringConvertible {
             let fileKey: SecretBytes
             do {
                 fileKey = try RSAOAEP.decrypt(stanza.body, label: SSHRSARecipient.label, rawKey: rawKey)
-            } catch .unusableKey(let detail) {
+            } catch RSAOAEP.Failure.unusableKey(let detail) {
                 throw AgeError.invalidKey(source: AgeSSH.quoted(recipientString), detail: detail)
             } catch {
                 throw AgeSSH.doesNotOpen(type: SSHRSARecipient.stanzaType, source: source)

@@ -29,7 +29,7 @@ public struct ScryptRecipient: AgeRecipient {
     ///
     /// - Throws: ``AgeError/invalidArgument(detail:)`` for an empty passphrase (age refuses one
     ///   too) or a `logN` outside ``supportedLogN``.
-    public init(passphrase: SecretBytes, logN: Int = ScryptRecipient.defaultLogN) throws(AgeError) {
+    public init(passphrase: SecretBytes, logN: Int = ScryptRecipient.defaultLogN) throws {
         guard !passphrase.isEmpty else { throw AgeError.invalidArgument(detail: "the passphrase is empty") }
         guard Self.supportedLogN.contains(logN) else {
             throw AgeError.invalidArgument(
@@ -45,7 +45,7 @@ public struct ScryptRecipient: AgeRecipient {
     /// Wraps `fileKey` in an `scrypt` stanza with a fresh 16-byte salt.
     ///
     /// - Throws: ``AgeError/io(path:detail:)`` when scrypt cannot run (its memory cannot be had).
-    public func wrap(fileKey: SecretBytes) throws(AgeError) -> [AgeStanza] {
+    public func wrap(fileKey: SecretBytes) throws -> [AgeStanza] {
         let salt = RandomBytes.make(ScryptWrap.saltCount)
         guard let wrapKey = ScryptWrap.wrapKey(passphrase: passphrase, salt: salt, logN: logN) else {
             throw ScryptWrap.failure(source: "the passphrase", logN: logN)
@@ -93,7 +93,7 @@ public struct ScryptIdentity: AgeIdentity {
     ///   ``AgeError/wrongPassphrase(source:)`` when the body does not open (an empty passphrase
     ///   never opens one: age refuses to encrypt with it); ``AgeError/io(path:detail:)`` when
     ///   scrypt cannot run.
-    public func unwrap(stanzas: [AgeStanza], source: String) throws(AgeError) -> SecretBytes? {
+    public func unwrap(stanzas: [AgeStanza], source: String) throws -> SecretBytes? {
         guard let stanza = stanzas.first(where: { $0.type == ScryptWrap.stanzaType }) else { return nil }
         func malformed(_ detail: String) -> AgeError { .malformedHeader(source: source, detail: detail) }
         guard stanzas.count == 1 else {

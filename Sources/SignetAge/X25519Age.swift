@@ -27,12 +27,12 @@ public struct X25519Recipient: AgeRecipient, Hashable, CustomStringConvertible {
     ///   X25519 recipient (``AgeKeyFile/recipient(_:source:)`` also takes OpenSSH keys);
     ///   ``AgeError/unsupported(source:detail:)`` for kinds of recipient that Signet does not
     ///   encrypt to (post-quantum `age1pq1…`, tagged and plugin recipients).
-    public init(_ string: String) throws(AgeError) {
+    public init(_ string: String) throws {
         try self.init(string, source: X25519Recipient.quoted(string))
     }
 
     /// ``init(_:)`` with `source` naming the input in messages.
-    init(_ string: String, source: String) throws(AgeError) {
+    init(_ string: String, source: String) throws {
         if string.utf8.count > Self.maximumLength {
             throw AgeError.invalidKey(source: source, detail: "longer than \(Self.maximumLength / 1024) KiB: not an age recipient")
         }
@@ -89,7 +89,7 @@ public struct X25519Recipient: AgeRecipient, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``AgeError/invalidKey(source:detail:)`` when this recipient is a low-order
     ///   point, for which the shared secret is all zero and anyone could open the stanza.
-    public func wrap(fileKey: SecretBytes) throws(AgeError) -> [AgeStanza] {
+    public func wrap(fileKey: SecretBytes) throws -> [AgeStanza] {
         let ephemeral = Curve25519.KeyAgreement.PrivateKey()
         let share = Array(ephemeral.publicKey.rawRepresentation)
         guard let wrapKey = X25519Recipient.wrapKey(privateKey: ephemeral, peer: publicKey, salt: share + rawKey) else {
@@ -168,13 +168,13 @@ public struct X25519Identity: AgeKeyPairIdentity, CustomStringConvertible, Custo
     ///
     /// - Throws: ``AgeError/invalidKey(source:detail:)``, whose message never quotes the text;
     ///   ``AgeError/unsupported(source:detail:)`` for post-quantum and plugin identities.
-    public init(_ string: String) throws(AgeError) {
+    public init(_ string: String) throws {
         try self.init(utf8: string.utf8, source: "AGE-SECRET-KEY-1…")
     }
 
     /// ``init(_:)`` on the UTF-8 bytes of a line, so that a key file's secret never becomes a
     /// `String`; `source` names the input in messages.
-    init(utf8 text: some Collection<UInt8>, source: String) throws(AgeError) {
+    init(utf8 text: some Collection<UInt8>, source: String) throws {
         // Matched on bytes: a secret line never becomes a String, not even in part.
         func starts(with prefix: String) -> Bool {
             let expected = Array(prefix.utf8)
@@ -243,7 +243,7 @@ public struct X25519Identity: AgeKeyPairIdentity, CustomStringConvertible, Custo
     ///
     /// - Throws: ``AgeError/malformedHeader(source:detail:)`` for a malformed `X25519` stanza
     ///   or one whose ephemeral share is a low-order point (the spec requires aborting).
-    public func unwrap(stanzas: [AgeStanza], source: String) throws(AgeError) -> SecretBytes? {
+    public func unwrap(stanzas: [AgeStanza], source: String) throws -> SecretBytes? {
         for stanza in stanzas where stanza.type == X25519Recipient.stanzaType {
             guard stanza.arguments.count == 1 else {
                 throw AgeError.malformedHeader(

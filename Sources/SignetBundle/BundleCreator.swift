@@ -38,7 +38,7 @@ public struct BundleCreator: Sendable {
 
     /// The files `inputs` name, with their paths inside the bundle: a folder contributes
     /// every file below it (paths relative to it), a file its own name.
-    public func collect(_ inputs: [String]) throws(BundleError) -> [(path: String, source: String)] {
+    public func collect(_ inputs: [String]) throws -> [(path: String, source: String)] {
         var files: [(path: String, source: String)] = []
         for input in inputs {
             let trimmed = input.count > 1 && input.hasSuffix("/") ? String(input.dropLast()) : input
@@ -54,14 +54,14 @@ public struct BundleCreator: Sendable {
         guard files.count <= limits.maximumEntries else {
             throw BundleError.invalidArgument(detail: "\(files.count) files, more than the limit of \(limits.maximumEntries)")
         }
-        try BundleError.asArgument { () throws(BundleError) in
+        try BundleError.asArgument { () throws in
             for file in files { try BundlePath.validate(file.path, source: file.source, limits: limits) }
             try BundlePath.checkCollisions(files.map(\.path), source: "the inputs")
         }
         return files.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
     }
 
-    private func walk(_ folder: String, prefix: String, into files: inout [(path: String, source: String)]) throws(BundleError) {
+    private func walk(_ folder: String, prefix: String, into files: inout [(path: String, source: String)]) throws {
         guard let handle = opendir(folder) else { throw BundleFiles.error(folder) }
         var names: [String] = []
         while let entry = readdir(handle) {
@@ -90,7 +90,7 @@ public struct BundleCreator: Sendable {
     public func create(
         inputs: [String], signers: [any Signer], output: String, overwrite: Bool = false, progress: Progress? = nil
     ) async throws -> BundleManifest {
-        try BundleError.asArgument { () throws(BundleError) in try BundleName.validate(name, source: "--name") }
+        try BundleError.asArgument { () throws in try BundleName.validate(name, source: "--name") }
         guard version >= 1, version <= Int64(1 << 53) else { throw BundleError.invalidArgument(detail: "the version must be between 1 and 2^53") }
         guard !signers.isEmpty else { throw BundleError.invalidArgument(detail: "at least one signing key is needed") }
         if !overwrite, BundleFiles.lstatMode(output) != nil { throw BundleError.outputExists(path: output) }
@@ -144,7 +144,11 @@ enum BundleLayout {
 
 extension BundleError {
     /// The bundle error for a failed atomic write of `path`.
-    init(writing error: SignetCoreError, to path: String) {
+    init(writing error: any Error, to path: String) {
+        guard let error = error as? SignetCoreError else {
+            self = error as? BundleError ?? .io(path: path, detail: String(describing: error))
+            return
+        }
         switch error {
         case .outputExists: self = .outputExists(path: path)
         case .io(_, let detail): self = .io(path: path, detail: detail)

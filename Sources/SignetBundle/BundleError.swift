@@ -71,13 +71,13 @@ extension BundleError: SignetError {
 
     /// Runs `body`, turning what it refuses into a usage error: for checks on what the caller
     /// gave (a bundle name, the input files) rather than on a bundle read from elsewhere.
-    static func asArgument<T>(_ body: () throws(BundleError) -> T) throws(BundleError) -> T {
+    static func asArgument<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch .invalidArgument(let detail) {
-            throw .invalidArgument(detail: detail)
-        } catch let error where error.category == .malformedInput {
-            throw .invalidArgument(detail: error.description)
+        } catch BundleError.invalidArgument(let detail) {
+            throw BundleError.invalidArgument(detail: detail)
+        } catch let error as BundleError where error.category == .malformedInput {
+            throw BundleError.invalidArgument(detail: String(describing: error))
         }
     }
 

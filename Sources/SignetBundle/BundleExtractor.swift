@@ -48,7 +48,7 @@ public struct BundleExtractor: Sendable {
             try state.requireNoRollback(release)
             // Made and registered in one step, removed on a signal too (the CLI's SignalCleanup),
             // not only when this returns.
-            let (temporary, registration) = try TemporaryFiles.uninterrupted { () throws(BundleError) -> (String, Int) in
+            let (temporary, registration) = try TemporaryFiles.uninterrupted { () throws -> (String, Int) in
                 var template = Array("\(parent)/.\(base).signet-XXXXXX".utf8CString)
                 guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BundleFiles.error(parent) }
                 let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -62,10 +62,10 @@ public struct BundleExtractor: Sendable {
             chmod(temporary, 0o755)
 
             let manifestDigest = Hex.encode(opened.verified.manifestDigest)
-            try await opened.hashAll(progress: progress) { (file) throws(BundleError) in
+            try await opened.hashAll(progress: progress) { (file) throws in
                 try FileWriterSink(folder: temporary, file: file, manifestDigest: manifestDigest)
             }
-            try TemporaryFiles.uninterrupted { () throws(BundleError) in try BundleFiles.makeFolders(temporary + "/" + BundlePath.reservedFolder) }
+            try TemporaryFiles.uninterrupted { () throws in try BundleFiles.makeFolders(temporary + "/" + BundlePath.reservedFolder) }
             try Self.writeSmall(opened.manifestBytes, to: temporary + "/" + BundleLayout.manifestEntry)
             try Self.writeSmall(SignatureList.bytes(opened.signatures), to: temporary + "/" + BundleLayout.signaturesEntry)
             AtomicFile.syncFolder(temporary + "/" + BundlePath.reservedFolder)
@@ -80,7 +80,7 @@ public struct BundleExtractor: Sendable {
 
     /// Whether `destination` exists (and may be replaced); refuses anything that is not an
     /// empty folder or an earlier extraction.
-    static func checkDestination(_ destination: String) throws(BundleError) -> Bool {
+    static func checkDestination(_ destination: String) throws -> Bool {
         switch BundleFiles.lstatMode(destination) {
         case nil: return false
         case S_IFDIR?:
@@ -102,7 +102,7 @@ public struct BundleExtractor: Sendable {
 
     /// The release an earlier extraction in `destination` holds, from its `.signet/manifest.json`;
     /// nil for a missing or empty folder.
-    static func installedRelease(_ destination: String, limits: BundleLimits) throws(BundleError) -> BundleRelease? {
+    static func installedRelease(_ destination: String, limits: BundleLimits) throws -> BundleRelease? {
         let path = destination + "/" + BundleLayout.manifestEntry
         guard BundleFiles.lstatMode(path) == S_IFREG else { return nil }
         let bytes = try BundleFiles.read(path, limit: limits.maximumManifestSize)
@@ -115,8 +115,8 @@ public struct BundleExtractor: Sendable {
     /// the destination is the old tree or the new one.
     /// The old tree, once aside, is registered with ``TemporaryFiles`` until it is removed, so a
     /// signal during its removal does not leave it behind.
-    private static func swap(_ temporary: String, into destination: String, replacing: Bool, parent: String, base: String) throws(BundleError) {
-        let old = try TemporaryFiles.uninterrupted { () throws(BundleError) -> (path: String, registration: Int)? in
+    private static func swap(_ temporary: String, into destination: String, replacing: Bool, parent: String, base: String) throws {
+        let old = try TemporaryFiles.uninterrupted { () throws -> (path: String, registration: Int)? in
             guard let old = try swapNow(temporary, into: destination, replacing: replacing, parent: parent, base: base) else { return nil }
             return (old, TemporaryFiles.register(old, isFolder: true))
         }
@@ -127,7 +127,7 @@ public struct BundleExtractor: Sendable {
     }
 
     /// The renames; returns the old tree set aside, if there was one.
-    private static func swapNow(_ temporary: String, into destination: String, replacing: Bool, parent: String, base: String) throws(BundleError) -> String? {
+    private static func swapNow(_ temporary: String, into destination: String, replacing: Bool, parent: String, base: String) throws -> String? {
         guard replacing else {
             guard rename(temporary, destination) == 0 else { throw BundleFiles.error(destination) }
             AtomicFile.syncFolder(parent)
@@ -150,7 +150,7 @@ public struct BundleExtractor: Sendable {
         return old
     }
 
-    private static func writeSmall(_ bytes: [UInt8], to path: String) throws(BundleError) {
+    private static func writeSmall(_ bytes: [UInt8], to path: String) throws {
         let fd = TemporaryFiles.uninterrupted { open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw BundleFiles.error(path) }
         defer { close(fd) }
@@ -169,14 +169,14 @@ private final class FileWriterSink: EntrySink {
     let file: BundleManifest.File
     let manifestDigest: String
 
-    init(folder: String, file: BundleManifest.File, manifestDigest: String) throws(BundleError) {
+    init(folder: String, file: BundleManifest.File, manifestDigest: String) throws {
         path = folder + "/" + file.path
         self.file = file
         self.manifestDigest = manifestDigest
         // Made in one step that a signal's cleanup never splits: a file it has not seen is never
         // created in the staging folder it removes.
         let path = path
-        fd = try TemporaryFiles.uninterrupted { () throws(BundleError) -> Int32 in
+        fd = try TemporaryFiles.uninterrupted { () throws -> Int32 in
             try BundleFiles.makeFolders(AtomicFile.parentFolder(of: path))
             return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         }
@@ -186,12 +186,12 @@ private final class FileWriterSink: EntrySink {
 
     deinit { close(fd) }
 
-    func write(_ chunk: UnsafeRawBufferPointer) throws(BundleError) {
+    func write(_ chunk: UnsafeRawBufferPointer) throws {
         try BundleFiles.writeAll(fd, chunk, path: path)
         pacer.appended(chunk.count)
     }
 
-    func finish() throws(BundleError) {
+    func finish() throws {
         guard fsync(fd) == 0 else { throw BundleFiles.error(path) }
         if try ExtendedAttributes.set(ExtendedAttributes.fileDigest, Hex.encode(file.sha256), on: path) {
             try ExtendedAttributes.set(ExtendedAttributes.manifestDigest, manifestDigest, on: path)

@@ -12,19 +12,21 @@ enum BundleFiles {
     }
 
     /// Reads a whole (small) file, refusing more than `limit` bytes.
-    static func read(_ path: String, limit: Int) throws(BundleError) -> [UInt8] {
+    static func read(_ path: String, limit: Int) throws -> [UInt8] {
         do {
             return try FileInput.readAll(path: path, limit: limit)
+        } catch SignetCoreError.tooLarge {
+            throw BundleError.malformed(source: path, detail: "larger than \(limit) bytes")
+        } catch SignetCoreError.io(_, let detail) {
+            throw BundleError.io(path: path, detail: detail)
         } catch {
-            if case .tooLarge = error { throw BundleError.malformed(source: path, detail: "larger than \(limit) bytes") }
-            if case .io(_, let detail) = error { throw BundleError.io(path: path, detail: detail) }
             throw BundleError.io(path: path, detail: "\(error)")
         }
     }
 
     /// Runs `body`, whose only errors are ``BundleError``s, with that type restored (the
     /// standard library's `withUnsafeBytes` rethrows untyped).
-    static func typed<R>(_ body: () throws -> R) throws(BundleError) -> R {
+    static func typed<R>(_ body: () throws -> R) throws -> R {
         do {
             return try body()
         } catch let error as BundleError {
@@ -35,7 +37,7 @@ enum BundleFiles {
     }
 
     /// Writes all of `buffer` at the file's current offset.
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws(BundleError) {
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
         var done = 0
         while done < buffer.count {
             let count = write(fd, buffer.baseAddress! + done, buffer.count - done)
@@ -47,12 +49,12 @@ enum BundleFiles {
         }
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(BundleError) {
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
         try typed { try bytes.withUnsafeBytes { try writeAll(fd, $0, path: path) } }
     }
 
     /// Reads exactly `buffer.count` bytes at `offset`; a short file is malformed input.
-    static func readExactly(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64, path: String) throws(BundleError) {
+    static func readExactly(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64, path: String) throws {
         var done = 0
         while done < buffer.count {
             let count = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
@@ -65,7 +67,7 @@ enum BundleFiles {
         }
     }
 
-    static func readExactly(_ fd: Int32, count: Int, at offset: UInt64, path: String) throws(BundleError) -> [UInt8] {
+    static func readExactly(_ fd: Int32, count: Int, at offset: UInt64, path: String) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         try typed { try bytes.withUnsafeMutableBytes { try readExactly(fd, into: $0, at: offset, path: path) } }
         return bytes
@@ -80,7 +82,7 @@ enum BundleFiles {
 
     /// Creates `path` and any missing parents (mode 0755), refusing to pass through anything
     /// that is not a real folder.
-    static func makeFolders(_ path: String, lastMode: mode_t = 0o755) throws(BundleError) {
+    static func makeFolders(_ path: String, lastMode: mode_t = 0o755) throws {
         var current = path.hasPrefix("/") ? "" : "."
         let components = path.split(separator: "/")
         for (index, component) in components.enumerated() {

@@ -68,7 +68,7 @@ public struct BundleManifest: Sendable, Equatable {
     /// Canonical bytes are read in one pass (``CanonicalManifestScanner``); anything else goes
     /// through the general JSON reader, which names what is wrong — a member, a type, a range —
     /// or, for valid JSON in another form, refuses it as not canonical.
-    public init(bytes: [UInt8], source: String, limits: BundleLimits = BundleLimits()) throws(BundleError) {
+    public init(bytes: [UInt8], source: String, limits: BundleLimits = BundleLimits()) throws {
         var scanner = CanonicalManifestScanner(bytes)
         if let fields = scanner.scan(limits: limits) {
             try self.init(fields: fields, source: source)
@@ -81,7 +81,7 @@ public struct BundleManifest: Sendable, Equatable {
     }
 
     /// The members through the general JSON reader: types, ranges and unknown members checked.
-    private static func readFields(_ bytes: [UInt8], source: String, limits: BundleLimits) throws(BundleError) -> ManifestFields {
+    private static func readFields(_ bytes: [UInt8], source: String, limits: BundleLimits) throws -> ManifestFields {
         let reader = try JSONObjectReader(
             CanonicalJSON.parse(bytes, source: source), source: source, context: "the manifest",
             allowed: ["format", "name", "version", "created", "expires", "files"])
@@ -99,7 +99,7 @@ public struct BundleManifest: Sendable, Equatable {
 
     /// What the members mean: format, name, dates, digests, and the files sorted by path with
     /// none listed twice.
-    private init(fields: ManifestFields, source: String) throws(BundleError) {
+    private init(fields: ManifestFields, source: String) throws {
         guard fields.format == Self.format else {
             throw BundleError.malformed(source: source, detail: "the manifest's format is \"\(BundleError.printable(fields.format))\", not \(Self.format)")
         }
@@ -107,7 +107,7 @@ public struct BundleManifest: Sendable, Equatable {
         try BundleName.validate(name, source: source)
         version = fields.version
         created = try BundleDate.parse(fields.created, source: source, field: "created")
-        expires = try fields.expires.map { (text: String) throws(BundleError) in try BundleDate.parse(text, source: source, field: "expires") }
+        expires = try fields.expires.map { (text: String) throws in try BundleDate.parse(text, source: source, field: "expires") }
         var files: [File] = []
         files.reserveCapacity(fields.files.count)
         // Equal as Swift strings (also canonically equivalent ones): a path listed twice would
@@ -134,7 +134,7 @@ public struct BundleManifest: Sendable, Equatable {
 /// Bundle names: what rollback state is kept under, so they become file names.
 public enum BundleName {
     /// 1–128 characters of `A–Z a–z 0–9 . _ -`, not starting with `.` or `-`.
-    public static func validate(_ name: String, source: String) throws(BundleError) {
+    public static func validate(_ name: String, source: String) throws {
         let allowed = name.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
@@ -159,7 +159,7 @@ public enum BundleDate {
     }
 
     /// Parses the manifest form strictly.
-    public static func parse(_ text: String, source: String, field: String) throws(BundleError) -> Date {
+    public static func parse(_ text: String, source: String, field: String) throws -> Date {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         guard text.utf8.count == 20, text.hasSuffix("Z"), let date = formatter.date(from: text), format(date) == text else {
@@ -169,7 +169,7 @@ public enum BundleDate {
     }
 
     /// Parses what a user types: ISO 8601 with `Z` or an offset, with or without seconds' fractions.
-    public static func parseArgument(_ text: String, option: String) throws(BundleError) -> Date {
+    public static func parseArgument(_ text: String, option: String) throws -> Date {
         for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = options

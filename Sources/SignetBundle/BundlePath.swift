@@ -7,7 +7,7 @@ public enum BundlePath {
     /// Checks one path: relative, `/`-separated, no empty, `.` or `..` component, no
     /// backslash, drive letter, control character or NUL, valid UTF-8, at most `maximumLength`
     /// bytes, and not inside ``reservedFolder``.
-    public static func validate(_ path: String, source: String, limits: BundleLimits) throws(BundleError) {
+    public static func validate(_ path: String, source: String, limits: BundleLimits) throws {
         func refuse(_ detail: String) -> BundleError { BundleError.unsafeEntry(source: source, entry: path, detail: detail) }
         guard !path.isEmpty else { throw refuse("empty path") }
         guard path.utf8.count <= limits.maximumPathLength else { throw refuse("path longer than \(limits.maximumPathLength) bytes") }
@@ -32,7 +32,7 @@ public enum BundlePath {
     /// Checks a whole set of paths for collisions: the same path twice, two paths equal when
     /// case is ignored (they would overwrite each other on macOS and Windows), and a path used
     /// both as a file and as a folder.
-    public static func checkCollisions(_ paths: [String], source: String) throws(BundleError) {
+    public static func checkCollisions(_ paths: [String], source: String) throws {
         var seen: [String: String] = [:]
         for path in paths {
             let folded = path.lowercased()

@@ -26,7 +26,7 @@ public struct BundleRelease: Sendable, Equatable {
     /// *same* version is accepted only when its manifest is byte-identical (re-verifying or
     /// repairing the same release), never for other content; a name other than `floor`'s is
     /// another product and is refused. `floor` says where the floor comes from, for messages.
-    public func requireNoRollback(from accepted: BundleRelease, floor: String) throws(BundleError) {
+    public func requireNoRollback(from accepted: BundleRelease, floor: String) throws {
         guard name == accepted.name else {
             throw BundleError.wrongName(expected: accepted.name, found: name, reason: floor)
         }

@@ -38,7 +38,7 @@ public struct BundleSignature: Sendable, Equatable {
         .object(["keyid": .string(keyID.description), "alg": .string(algorithm.rawValue), "sig": .string(Base64.encode(signature))])
     }
 
-    init(_ value: CanonicalJSON, source: String) throws(BundleError) {
+    init(_ value: CanonicalJSON, source: String) throws {
         let reader = try JSONObjectReader(value, source: source, context: "a signature", allowed: ["keyid", "alg", "sig"])
         let keyText = try reader.string("keyid")
         guard let keyID = KeyFingerprint(string: keyText) else {
@@ -60,7 +60,7 @@ public struct BundleSignature: Sendable, Equatable {
     /// otherwise throws naming what each signature lacked.
     static func requireThreshold(
         _ signatures: [BundleSignature], over message: [UInt8], keys: [TrustedKey], threshold: Int, source: String
-    ) throws(BundleError) -> [KeyFingerprint] {
+    ) throws -> [KeyFingerprint] {
         var valid: [KeyFingerprint] = []
         var problems: [String] = []
         for signature in signatures {
@@ -101,7 +101,7 @@ enum SignatureList {
         CanonicalJSON.object(["format": .string(format), "signatures": .array(signatures.map(\.json))]).bytes
     }
 
-    static func parse(_ bytes: [UInt8], source: String, limits: BundleLimits) throws(BundleError) -> [BundleSignature] {
+    static func parse(_ bytes: [UInt8], source: String, limits: BundleLimits) throws -> [BundleSignature] {
         let reader = try JSONObjectReader(
             CanonicalJSON.parse(bytes, source: source), source: source, context: "the signatures", allowed: ["format", "signatures"])
         guard try reader.string("format") == format else {

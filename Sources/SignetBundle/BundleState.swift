@@ -20,7 +20,7 @@ public struct BundleState: Sendable {
     private func file(_ name: String) -> String { folder + "/" + name + ".json" }
 
     /// The last release accepted under `name`, or nil.
-    public func accepted(of name: String) throws(BundleError) -> BundleRelease? {
+    public func accepted(of name: String) throws -> BundleRelease? {
         let path = file(name)
         guard BundleFiles.lstatMode(path) != nil else { return nil }
         let reader = try JSONObjectReader(
@@ -36,12 +36,12 @@ public struct BundleState: Sendable {
     }
 
     /// The last version accepted under `name`, or nil.
-    public func acceptedVersion(of name: String) throws(BundleError) -> Int64? {
+    public func acceptedVersion(of name: String) throws -> Int64? {
         try accepted(of: name)?.version
     }
 
     /// Records that `manifest` was accepted.
-    func record(_ manifest: BundleManifest, manifestDigest: [UInt8], at date: Date) throws(BundleError) {
+    func record(_ manifest: BundleManifest, manifestDigest: [UInt8], at date: Date) throws {
         let bytes = CanonicalJSON.object([
             "name": .string(manifest.name), "version": .integer(manifest.version),
             "manifest-sha256": .string(Hex.encode(manifestDigest)), "accepted": .string(BundleDate.format(date)),
@@ -54,7 +54,7 @@ public struct BundleState: Sendable {
     }
 
     /// Refuses `release` when it would roll back what this state accepted (``BundleRelease/requireNoRollback(from:floor:)``).
-    func requireNoRollback(_ release: BundleRelease) throws(BundleError) {
+    func requireNoRollback(_ release: BundleRelease) throws {
         if let accepted = try accepted(of: release.name) {
             try release.requireNoRollback(from: accepted, floor: "already accepted (state folder \(folder))")
         }

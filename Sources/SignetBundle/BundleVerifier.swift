@@ -3,7 +3,7 @@ import SignetCore
 
 extension BundleManifest {
     /// Refuses a manifest of another name than `expectedName` (when given) or past its expiry at `now`.
-    func requireCurrent(expectedName: String?, now: Date) throws(BundleError) {
+    func requireCurrent(expectedName: String?, now: Date) throws {
         if let expectedName, name != expectedName {
             throw BundleError.wrongName(expected: expectedName, found: name, reason: "the one expected")
         }
@@ -76,7 +76,7 @@ public struct BundleVerifier: Sendable {
 
     /// Every check that needs no file content: structure, signatures, manifest, expiry and
     /// the match between zip entries and listed files.
-    func open(_ path: String) throws(BundleError) -> OpenedBundle {
+    func open(_ path: String) throws -> OpenedBundle {
         let zip = try ZipReader(path: path, limits: limits)
         var byName: [String: ZipEntry] = [:]
         for entry in zip.entries {
@@ -139,7 +139,7 @@ struct OpenedBundle: Sendable {
     /// Hashes every file on all cores; when `sink` is given, each file's content also goes to
     /// the ``EntrySink`` it makes for that file, which is finished only when the digest
     /// matched. Throws at the first mismatch.
-    func hashAll(progress: BundleVerifier.Progress?, sink: (@Sendable (BundleManifest.File) throws(BundleError) -> any EntrySink)? = nil) async throws {
+    func hashAll(progress: BundleVerifier.Progress?, sink: (@Sendable (BundleManifest.File) throws -> any EntrySink)? = nil) async throws {
         let workers = max(1, min(SystemInfo.activeProcessorCount, files.count))
         // Largest first, each to the least loaded worker.
         var shares = [[(BundleManifest.File, ZipEntry)]](repeating: [], count: workers)
@@ -160,7 +160,7 @@ struct OpenedBundle: Sendable {
                         try Task.checkCancellation()
                         var hasher = DigestAlgorithm.sha256.makeHasher()
                         let output = try sink?(file)
-                        try zip.stream(entry, buffer: buffer) { (chunk) throws(BundleError) in
+                        try zip.stream(entry, buffer: buffer) { (chunk) throws in
                             hasher.update(bufferPointer: chunk)
                             try output?.write(chunk)
                             progress?(chunk.count)
@@ -180,9 +180,9 @@ struct OpenedBundle: Sendable {
 
 /// Where extraction sends one file's content while it is hashed.
 protocol EntrySink: AnyObject {
-    func write(_ chunk: UnsafeRawBufferPointer) throws(BundleError)
+    func write(_ chunk: UnsafeRawBufferPointer) throws
     /// Called only after the content matched the manifest.
-    func finish() throws(BundleError)
+    func finish() throws
 }
 
 /// What a bundle says about itself, read without a trust root: nothing in it is verified.
@@ -195,7 +195,7 @@ public struct BundleContents: Sendable {
     public let entries: [(path: String, size: UInt64)]
 
     /// Reads the structure, manifest and signatures of the bundle at `path`.
-    public init(path: String, limits: BundleLimits = BundleLimits()) throws(BundleError) {
+    public init(path: String, limits: BundleLimits = BundleLimits()) throws {
         let zip = try ZipReader(path: path, limits: limits)
         guard let manifestEntry = zip.entries.first(where: { $0.name == BundleLayout.manifestEntry }),
             let signaturesEntry = zip.entries.first(where: { $0.name == BundleLayout.signaturesEntry })

@@ -58,7 +58,7 @@ enum CanonicalJSON: Sendable, Equatable {
 
     /// Parses JSON text (any valid formatting) with a nesting bound; numbers must be integers
     /// (`1e3` is read as 1000, `1.5` refused); a member name given twice is refused.
-    static func parse(_ bytes: [UInt8], source: String) throws(BundleError) -> CanonicalJSON {
+    static func parse(_ bytes: [UInt8], source: String) throws -> CanonicalJSON {
         do {
             return try parse(bytes)
         } catch {
@@ -105,7 +105,7 @@ struct JSONObjectReader {
     let source: String
     let context: String
 
-    init(_ value: CanonicalJSON, source: String, context: String, allowed: Set<String>) throws(BundleError) {
+    init(_ value: CanonicalJSON, source: String, context: String, allowed: Set<String>) throws {
         guard case .object(let members) = value else {
             throw BundleError.malformed(source: source, detail: "\(context) must be a JSON object")
         }
@@ -117,12 +117,12 @@ struct JSONObjectReader {
         self.context = context
     }
 
-    func string(_ name: String) throws(BundleError) -> String {
+    func string(_ name: String) throws -> String {
         guard case .string(let value)? = members[name] else { throw missing(name, "a string") }
         return value
     }
 
-    func optionalString(_ name: String) throws(BundleError) -> String? {
+    func optionalString(_ name: String) throws -> String? {
         switch members[name] {
         case nil, .null?: return nil
         case .string(let value)?: return value
@@ -130,7 +130,7 @@ struct JSONObjectReader {
         }
     }
 
-    func integer(_ name: String, in range: ClosedRange<Int64>) throws(BundleError) -> Int64 {
+    func integer(_ name: String, in range: ClosedRange<Int64>) throws -> Int64 {
         guard case .integer(let value)? = members[name] else { throw missing(name, "an integer") }
         guard range.contains(value) else {
             throw BundleError.malformed(source: source, detail: "\(context): \"\(name)\" is \(value), outside \(range.lowerBound)…\(range.upperBound)")
@@ -138,7 +138,7 @@ struct JSONObjectReader {
         return value
     }
 
-    func array(_ name: String, maximum: Int) throws(BundleError) -> [CanonicalJSON] {
+    func array(_ name: String, maximum: Int) throws -> [CanonicalJSON] {
         guard case .array(let value)? = members[name] else { throw missing(name, "an array") }
         guard value.count <= maximum else {
             throw BundleError.malformed(source: source, detail: "\(context): \"\(name)\" has \(value.count) elements, more than \(maximum)")

@@ -14,7 +14,7 @@ enum ExtendedAttributes {
 
     /// Sets a text attribute; false when the file system does not support them.
     @discardableResult
-    static func set(_ name: String, _ value: String, on path: String) throws(BundleError) -> Bool {
+    static func set(_ name: String, _ value: String, on path: String) throws -> Bool {
         let bytes = Array(value.utf8)
         #if canImport(Darwin)
         let result = bytes.withUnsafeBytes { setxattr(path, name, $0.baseAddress, $0.count, 0, XATTR_NOFOLLOW) }

@@ -13,7 +13,7 @@ package enum BundleFuzzing {
     }
 
     /// Opens the zip at `path` as bundles are opened, and reads every entry it accepts.
-    package static func zipEntries(path: String, limits: BundleLimits = BundleLimits()) throws(BundleError) -> [ZipEntryContent] {
+    package static func zipEntries(path: String, limits: BundleLimits = BundleLimits()) throws -> [ZipEntryContent] {
         let zip = try ZipReader(path: path, limits: limits)
         var entries: [ZipEntryContent] = []
         for entry in zip.entries {
@@ -31,7 +31,7 @@ package enum BundleFuzzing {
     }
 
     /// Parses a `.signet/signatures.json` entry.
-    package static func signatureList(_ bytes: [UInt8], limits: BundleLimits = BundleLimits()) throws(BundleError) -> [BundleSignature] {
+    package static func signatureList(_ bytes: [UInt8], limits: BundleLimits = BundleLimits()) throws -> [BundleSignature] {
         try SignatureList.parse(bytes, source: "fuzz input", limits: limits)
     }
 

@@ -133,18 +133,18 @@ package struct TarReader {
         do {
             try BundlePath.checkCollisions(entries.map(\.path), source: source)
         } catch {
-            throw refuse(Self.withoutSource(error.description, source))
+            throw refuse(Self.withoutSource(String(describing: error), source))
         }
         return entries
     }
 
     private func refuse(_ detail: String) -> BundleError { .malformed(source: source, detail: detail) }
 
-    private func validate(_ path: String) throws(BundleError) {
+    private func validate(_ path: String) throws {
         do {
             try BundlePath.validate(path, source: source, limits: limits)
         } catch {
-            throw refuse(Self.withoutSource(error.description, source))
+            throw refuse(Self.withoutSource(String(describing: error), source))
         }
     }
 
@@ -154,7 +154,7 @@ package struct TarReader {
     }
 
     /// The magic (POSIX `ustar\0` or GNU `ustar `) and the header checksum.
-    private func checkHeader(_ header: [UInt8]) throws(BundleError) {
+    private func checkHeader(_ header: [UInt8]) throws {
         let magic = Array(header[257..<263])
         guard magic == Array("ustar\0".utf8) || magic == Array("ustar ".utf8) else {
             throw refuse("not a ustar, pax or GNU tar archive (a header has no ustar magic)")
@@ -176,12 +176,12 @@ package struct TarReader {
 
     /// An octal field (spaces and NULs around it), or GNU's base-256 form (a first byte of
     /// 0x80, then the value big-endian; negative values, 0xFF first, are refused).
-    static func number(_ field: ArraySlice<UInt8>, field name: String, source: String) throws(BundleError) -> Int64 {
+    static func number(_ field: ArraySlice<UInt8>, field name: String, source: String) throws -> Int64 {
         if let first = field.first, first & 0x80 != 0 {
-            guard first == 0x80 else { throw .malformed(source: source, detail: "a header's \(name) is negative") }
+            guard first == 0x80 else { throw BundleError.malformed(source: source, detail: "a header's \(name) is negative") }
             var value: UInt64 = 0
             for byte in field.dropFirst() {
-                guard value <= UInt64(Int64.max) >> 8 else { throw .malformed(source: source, detail: "a header's \(name) is over 2^63") }
+                guard value <= UInt64(Int64.max) >> 8 else { throw BundleError.malformed(source: source, detail: "a header's \(name) is over 2^63") }
                 value = value << 8 | UInt64(byte)
             }
             return Int64(value)
@@ -189,12 +189,12 @@ package struct TarReader {
         let digits = field.drop { $0 == 32 || $0 == 0 }.prefix { $0 != 32 && $0 != 0 }
         guard !digits.isEmpty || name != "checksum", digits.count <= 21,
               digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) })
-        else { throw .malformed(source: source, detail: "a header's \(name) is not an octal number") }
+        else { throw BundleError.malformed(source: source, detail: "a header's \(name) is not an octal number") }
         return digits.reduce(Int64(0)) { ($0 << 3) | Int64($1 - UInt8(ascii: "0")) }
     }
 
     /// The records of a pax header: `LENGTH KEY=VALUE\n`, LENGTH counting the whole record.
-    static func paxRecords(_ body: [UInt8], source: String) throws(BundleError) -> [String: String] {
+    static func paxRecords(_ body: [UInt8], source: String) throws -> [String: String] {
         var records: [String: String] = [:]
         var index = 0
         while index < body.count {
@@ -202,10 +202,10 @@ package struct TarReader {
                   let length = Int(String(decoding: body[index..<space], as: UTF8.self)), length > space - index + 2,
                   index + length <= body.count, body[index + length - 1] == 10,
                   let equals = body[(space + 1)..<(index + length)].firstIndex(of: UInt8(ascii: "="))
-            else { throw .malformed(source: source, detail: "a pax header is malformed") }
+            else { throw BundleError.malformed(source: source, detail: "a pax header is malformed") }
             let key = String(decoding: body[(space + 1)..<equals], as: UTF8.self)
             guard let value = String(validating: body[(equals + 1)..<(index + length - 1)], as: UTF8.self) else {
-                throw .malformed(source: source, detail: "a pax \(key) is not UTF-8")
+                throw BundleError.malformed(source: source, detail: "a pax \(key) is not UTF-8")
             }
             records[key] = value
             index += length

@@ -10,7 +10,7 @@ public struct TrustedKey: Sendable, Equatable {
     public var keyID: KeyFingerprint { publicKey.fingerprint }
 
     /// Pins `publicKey` to `algorithm` (nil: the key's default algorithm).
-    public init(publicKey: PublicKey, algorithm: SignatureAlgorithm? = nil) throws(BundleError) {
+    public init(publicKey: PublicKey, algorithm: SignatureAlgorithm? = nil) throws {
         let chosen = algorithm ?? publicKey.kind.defaultAlgorithm
         guard chosen.fits(publicKey.kind), !chosen.isMAC else {
             throw BundleError.invalidArgument(detail: "\(chosen.rawValue) cannot be used with a \(publicKey.kind) key")
@@ -37,7 +37,7 @@ public struct TrustRoot: Sendable, Equatable {
     public let signatures: [BundleSignature]
 
     /// A root; refuses a threshold outside 1…keys and the same key twice.
-    public init(version: Int64 = 1, threshold: Int, keys: [TrustedKey], signatures: [BundleSignature] = []) throws(BundleError) {
+    public init(version: Int64 = 1, threshold: Int, keys: [TrustedKey], signatures: [BundleSignature] = []) throws {
         guard !keys.isEmpty else { throw BundleError.invalidArgument(detail: "a trust root needs at least one key") }
         guard (1...keys.count).contains(threshold) else {
             throw BundleError.invalidArgument(detail: "the threshold must be between 1 and the number of keys (\(keys.count)), not \(threshold)")
@@ -74,7 +74,7 @@ public struct TrustRoot: Sendable, Equatable {
     }
 
     /// Parses a trust file.
-    public init(bytes: [UInt8], source: String, limits: BundleLimits = BundleLimits()) throws(BundleError) {
+    public init(bytes: [UInt8], source: String, limits: BundleLimits = BundleLimits()) throws {
         guard bytes.count <= limits.maximumSignaturesSize else {
             throw BundleError.malformed(source: source, detail: "larger than \(limits.maximumSignaturesSize) bytes; not a trust file")
         }
@@ -125,7 +125,7 @@ public struct TrustRoot: Sendable, Equatable {
     }
 
     /// Reads and parses a trust file.
-    public static func load(path: String, limits: BundleLimits = BundleLimits()) throws(BundleError) -> TrustRoot {
+    public static func load(path: String, limits: BundleLimits = BundleLimits()) throws -> TrustRoot {
         try TrustRoot(bytes: try BundleFiles.read(path, limit: limits.maximumSignaturesSize), source: path, limits: limits)
     }
 
@@ -145,7 +145,7 @@ public struct TrustRoot: Sendable, Equatable {
 
     /// Checks that `next` may replace this root: version exactly one more, signed by a
     /// threshold of this root's keys.
-    public func accepts(_ next: TrustRoot, source: String) throws(BundleError) {
+    public func accepts(_ next: TrustRoot, source: String) throws {
         guard next.version == version + 1 else {
             throw BundleError.verificationFailed(
                 source: source, detail: "its version is \(next.version); only version \(version + 1) can follow version \(version)")

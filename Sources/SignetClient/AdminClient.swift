@@ -22,7 +22,7 @@ public struct AdminClient: Sendable {
 
     /// A client of `server` (an `https` URL), signing with `signer`, verifying answers under
     /// `serverKey`, over `transport`.
-    public init(server: String, signer: HTTPMessageSigner, serverKey: PublicKey, transport: any ClientTransport) throws(ClientError) {
+    public init(server: String, signer: HTTPMessageSigner, serverKey: PublicKey, transport: any ClientTransport) throws {
         authority = try SignetClient.authority(of: server)
         self.server = server
         self.signer = signer
@@ -31,37 +31,37 @@ public struct AdminClient: Sendable {
     }
 
     /// A client over pinned TLS: `client` verifies the server's chain or pinned key.
-    public init(server: String, signer: HTTPMessageSigner, serverKey: PublicKey, transport client: PinnedHTTPSClient) throws(ClientError) {
+    public init(server: String, signer: HTTPMessageSigner, serverKey: PublicKey, transport client: PinnedHTTPSClient) throws {
         try self.init(server: server, signer: signer, serverKey: serverKey, transport: PinnedTransport(client: client) as any ClientTransport)
     }
 
     /// Enrols an app or an admin.
-    public func enrol(_ enrolment: AdminAPI.Enrolment, role: AdminAPI.Role) async throws(ClientError) -> AdminAPI.Enrolled {
+    public func enrol(_ enrolment: AdminAPI.Enrolment, role: AdminAPI.Role) async throws -> AdminAPI.Enrolled {
         try await send(.post, Self.collection(role), json: enrolment, as: AdminAPI.Enrolled.self)
     }
 
     /// Every app or every admin, revoked ones included.
-    public func list(role: AdminAPI.Role) async throws(ClientError) -> [AdminAPI.Enrolled] {
+    public func list(role: AdminAPI.Role) async throws -> [AdminAPI.Enrolled] {
         try await send(.get, Self.collection(role), as: AdminAPI.EnrolledList.self).items
     }
 
     /// Revokes an app or an admin.
-    public func revoke(role: AdminAPI.Role, name: String) async throws(ClientError) {
+    public func revoke(role: AdminAPI.Role, name: String) async throws {
         _ = try await exchange(.delete, Self.collection(role) + "/" + Self.escape(name), json: Optional<String>.none)
     }
 
     /// Every user.
-    public func users() async throws(ClientError) -> [UserAPI.Profile] {
+    public func users() async throws -> [UserAPI.Profile] {
         try await send(.get, APIOperation.listUsers.path, as: AdminAPI.UserList.self).users
     }
 
     /// Disables a user: their sessions end and they cannot sign in.
-    public func disableUser(email: String) async throws(ClientError) {
+    public func disableUser(email: String) async throws {
         _ = try await exchange(.post, "/v1/admin/users/\(Self.escape(email))/disable", json: Optional<String>.none)
     }
 
     /// Ends every session of the user; returns how many there were.
-    public func revokeSessions(email: String) async throws(ClientError) -> Int {
+    public func revokeSessions(email: String) async throws -> Int {
         try await send(.delete, "/v1/admin/users/\(Self.escape(email))/sessions", as: UserAPI.Revoked.self).revoked
     }
 
@@ -69,7 +69,7 @@ public struct AdminClient: Sendable {
     /// server to bundle and sign, or a bundle signed offline (told apart by the zip signature
     /// at its start). Returns the stored version and whether it is new (false: the same bundle
     /// was already the newest).
-    public func publish(name: String, upload: [UInt8], expires: Date? = nil) async throws(ClientError) -> (record: ResourceRecord, created: Bool) {
+    public func publish(name: String, upload: [UInt8], expires: Date? = nil) async throws -> (record: ResourceRecord, created: Bool) {
         let isBundle = upload.starts(with: [0x50, 0x4B, 0x03, 0x04])
         var path = "/v1/admin/resources/\(Self.escape(name))"
         if let expires { path += "?expires=" + ISO8601DateFormatter().string(from: expires) }
@@ -81,13 +81,13 @@ public struct AdminClient: Sendable {
     }
 
     /// Every published version of every resource.
-    public func resources() async throws(ClientError) -> [ResourceRecord] {
+    public func resources() async throws -> [ResourceRecord] {
         try await send(.get, APIOperation.listResources.path, as: ResourceAPI.List.self).items
     }
 
     /// Adds the next trust root (the bytes of its file), which a threshold of the current
     /// root's keys must have signed.
-    public func rotateTrust(_ root: [UInt8]) async throws(ClientError) {
+    public func rotateTrust(_ root: [UInt8]) async throws {
         var request = HTTPRequest(method: .post, scheme: "https", authority: authority, path: APIOperation.rotateTrust.path)
         request.headerFields[.contentType] = "application/json"
         _ = try await exchange(request, body: root)
@@ -105,23 +105,23 @@ public struct AdminClient: Sendable {
 
     func send<Reply: Decodable>(
         _ method: HTTPRequest.Method, _ path: String, json: (some Encodable)? = Optional<String>.none, as type: Reply.Type
-    ) async throws(ClientError) -> Reply {
+    ) async throws -> Reply {
         try Self.decode(Reply.self, try await exchange(method, path, json: json).1)
     }
 
-    static func decode<Reply: Decodable>(_ type: Reply.Type, _ body: [UInt8]) throws(ClientError) -> Reply {
+    static func decode<Reply: Decodable>(_ type: Reply.Type, _ body: [UInt8]) throws -> Reply {
         do {
             return try JSONDecoder().decode(Reply.self, from: Data(body))
         } catch {
-            throw .malformedResponse(detail: "the answer is not the JSON expected: \(error)")
+            throw ClientError.malformedResponse(detail: "the answer is not the JSON expected: \(error)")
         }
     }
 
-    func exchange(_ method: HTTPRequest.Method, _ path: String, json: (some Encodable)?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+    func exchange(_ method: HTTPRequest.Method, _ path: String, json: (some Encodable)?) async throws -> (HTTPResponse, [UInt8]) {
         var request = HTTPRequest(method: method, scheme: "https", authority: authority, path: path)
         var body: [UInt8]?
         if let json {
-            do { body = Array(try JSONEncoder().encode(json)) } catch { throw .invalidConfiguration(detail: "the request cannot be encoded: \(error)") }
+            do { body = Array(try JSONEncoder().encode(json)) } catch { throw ClientError.invalidConfiguration(detail: "the request cannot be encoded: \(error)") }
             request.headerFields[.contentType] = "application/json"
         }
         return try await exchange(request, body: body)
@@ -129,14 +129,14 @@ public struct AdminClient: Sendable {
 
     /// Signs `request`, asking for a signed answer; sends it; verifies the answer's signature
     /// (a refusal's too, so that a forged refusal is not believed); throws a refusal's error.
-    func exchange(_ request: HTTPRequest, body: [UInt8]?, timeout: Duration? = nil) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+    func exchange(_ request: HTTPRequest, body: [UInt8]?, timeout: Duration? = nil) async throws -> (HTTPResponse, [UInt8]) {
         var request = request
         request.headerFields[.accept] = "application/json"
         request.headerFields[.acceptSignature] = SignetClient.acceptSignature
         do {
             try await signer.sign(&request, body: body)
         } catch {
-            throw .invalidConfiguration(detail: "the admin key cannot sign: \(error)")
+            throw ClientError.invalidConfiguration(detail: "the admin key cannot sign: \(error)")
         }
         let carrier = timeout.map { transport.with(timeout: $0) } ?? transport
         let (head, responseBody) = try await carrier.send(request, body: body)

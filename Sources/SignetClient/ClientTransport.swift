@@ -8,12 +8,12 @@ import SignetX509
 public protocol ClientTransport: Sendable {
     /// Sends `request` with `body` and returns the response's head and body, or throws a
     /// ``ClientError`` (pin mismatch, untrusted server, unreachable).
-    func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8])
+    func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8])
 
     /// Sends a bodiless `request` and streams the body of a response `sink` accepts into it as
     /// it arrives (the returned body is then empty); other responses come back whole. A
     /// transport without streaming may read the body first and hand it over (the default).
-    func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8])
+    func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws -> (HTTPResponse, [UInt8])
 
     /// This transport allowing each exchange at least `timeout` (a large upload); a transport
     /// without its own timeout returns itself (the default).
@@ -23,13 +23,13 @@ public protocol ClientTransport: Sendable {
 extension ClientTransport {
     public func with(timeout: Duration) -> any ClientTransport { self }
 
-    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws -> (HTTPResponse, [UInt8]) {
         let (head, body) = try await send(request, body: nil)
         do {
             guard try sink.accepts(head) else { return (head, body) }
             try body.withUnsafeBytes { try sink.write($0) }
         } catch {
-            throw .storage(detail: "\(error)")
+            throw ClientError.storage(detail: "\(error)")
         }
         return (head, [])
     }
@@ -58,20 +58,20 @@ public struct PinnedTransport: ClientTransport {
         return PinnedTransport(client: client)
     }
 
-    public func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+    public func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
         do {
             let response = try await client.send(request, body: body)
             return (response.head, response.body)
-        } catch {
+        } catch let error as TLSError {
             throw Self.clientError(error)
         }
     }
 
-    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws -> (HTTPResponse, [UInt8]) {
         do {
             let response = try await client.download(request, to: sink)
             return (response.head, response.body)
-        } catch {
+        } catch let error as TLSError {
             throw Self.clientError(error)
         }
     }

@@ -31,12 +31,12 @@ struct ResourceDownload: Sendable {
     var installedPath: String { "\(folder)/.installed-tag/\(name)" }
 
     /// Creates the state folder and its subfolders (0700).
-    func makeFolders() throws(ClientError) {
+    func makeFolders() throws {
         for path in [folder, folder + "/.partial", folder + "/.partial-tag", folder + "/.installed-tag"] {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw .storage(detail: "\(path): cannot create the resource state folder: \(error.localizedDescription)")
+                throw ClientError.storage(detail: "\(path): cannot create the resource state folder: \(error.localizedDescription)")
             }
         }
     }
@@ -122,12 +122,12 @@ final class DownloadSink: HTTPSBodySink, @unchecked Sendable {
 
     /// The SHA-256 of the whole downloaded file: this response's when it brought all of it,
     /// else the file hashed again (a resumed download).
-    func wholeFileDigest() throws(ClientError) -> [UInt8] {
+    func wholeFileDigest() throws -> [UInt8] {
         if !isPartial { return hasher.finalize().bytes }
         do {
             return try FileDigester.digest(path: download.partialPath, algorithm: .sha256).bytes
         } catch {
-            throw .storage(detail: "\(download.partialPath): \(error)")
+            throw ClientError.storage(detail: "\(download.partialPath): \(error)")
         }
     }
 

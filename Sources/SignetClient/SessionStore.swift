@@ -4,11 +4,11 @@ import SignetVault
 /// Where the client keeps the signed-in user's session token between launches.
 public protocol SessionStore: Sendable {
     /// The saved session for `server`, or nil.
-    func load(server: String) async throws(ClientError) -> SavedSession?
+    func load(server: String) async throws -> SavedSession?
     /// Saves (replacing) the session for `server`.
-    func save(_ session: SavedSession, server: String) async throws(ClientError)
+    func save(_ session: SavedSession, server: String) async throws
     /// Forgets the session for `server`.
-    func delete(server: String) async throws(ClientError)
+    func delete(server: String) async throws
 }
 
 /// A session token and whose it is.
@@ -39,36 +39,36 @@ public struct VaultSessionStore: SessionStore {
     /// The vault service of `server`'s session.
     public static func service(for server: String) -> String { servicePrefix + server }
 
-    public func load(server: String) async throws(ClientError) -> SavedSession? {
+    public func load(server: String) async throws -> SavedSession? {
         let service = Self.service(for: server)
         do {
             guard let item = try await vault.accounts(service: service).first(where: { $0.kind == .password }) else { return nil }
             let token = try await vault.password(service: service, account: item.account)
             return SavedSession(email: item.account, token: token)
         } catch {
-            throw .sessionStore(detail: "\(error)")
+            throw ClientError.sessionStore(detail: "\(error)")
         }
     }
 
-    public func save(_ session: SavedSession, server: String) async throws(ClientError) {
+    public func save(_ session: SavedSession, server: String) async throws {
         do {
             try await delete(server: server)
             try await vault.set(SecretBytes(Array(session.token.utf8)), service: Self.service(for: server), account: session.email)
         } catch let error as ClientError {
             throw error
         } catch {
-            throw .sessionStore(detail: "\(error)")
+            throw ClientError.sessionStore(detail: "\(error)")
         }
     }
 
-    public func delete(server: String) async throws(ClientError) {
+    public func delete(server: String) async throws {
         let service = Self.service(for: server)
         do {
             for item in try await vault.accounts(service: service) where item.kind == .password {
                 try await vault.delete(service: service, account: item.account)
             }
         } catch {
-            throw .sessionStore(detail: "\(error)")
+            throw ClientError.sessionStore(detail: "\(error)")
         }
     }
 }
@@ -79,7 +79,7 @@ public actor InMemorySessionStore: SessionStore {
 
     public init() {}
 
-    public func load(server: String) async throws(ClientError) -> SavedSession? { sessions[server] }
-    public func save(_ session: SavedSession, server: String) async throws(ClientError) { sessions[server] = session }
-    public func delete(server: String) async throws(ClientError) { sessions[server] = nil }
+    public func load(server: String) async throws -> SavedSession? { sessions[server] }
+    public func save(_ session: SavedSession, server: String) async throws { sessions[server] = session }
+    public func delete(server: String) async throws { sessions[server] = nil }
 }

@@ -36,16 +36,16 @@ extension SignetClient {
     /// configured. The bundle is verified against the trust root, its name, its expiry and the
     /// rollback state (no older version, no reused one), extracted beside `destination` and
     /// swapped in whole. A resource that fails any check leaves the previous one in place.
-    public func fetchResource(_ name: String, into destination: String) async throws(ClientError) -> FetchedResource {
+    public func fetchResource(_ name: String, into destination: String) async throws -> FetchedResource {
         guard let shipped = configuration.trustRoot, let stateFolder = configuration.resourceState else {
-            throw .invalidConfiguration(detail: "fetching a resource needs a trust root and a resource state folder in the client's configuration")
+            throw ClientError.invalidConfiguration(detail: "fetching a resource needs a trust root and a resource state folder in the client's configuration")
         }
         do {
             try BundleName.validate(name, source: "the resource name")
         } catch {
-            throw .invalidConfiguration(detail: error.description)
+            throw ClientError.invalidConfiguration(detail: String(describing: error))
         }
-        guard !fetching.contains(name) else { throw .storage(detail: "\(name) is being fetched already") }
+        guard !fetching.contains(name) else { throw ClientError.storage(detail: "\(name) is being fetched already") }
         fetching.insert(name)
         defer { fetching.remove(name) }
         let download = ResourceDownload(folder: stateFolder, name: name)
@@ -68,9 +68,9 @@ extension SignetClient {
             case 200 where sink.isAccepted, 206 where sink.isAccepted:
                 break
             default:
-                if head.status.code == 304 { throw .malformedResponse(detail: "304 Not Modified to a request that named no version") }
+                if head.status.code == 304 { throw ClientError.malformedResponse(detail: "304 Not Modified to a request that named no version") }
                 try check(head, body, expecting: 200)
-                throw .malformedResponse(detail: "the server answered \(head.status.code) without a bundle")
+                throw ClientError.malformedResponse(detail: "the server answered \(head.status.code) without a bundle")
             }
             // The whole file must be the bundle the (signed) ETag names; a resumed file that is
             // not (a mix of two versions) is dropped and fetched again whole, once.
@@ -81,7 +81,7 @@ extension SignetClient {
                     retried = true
                     continue
                 }
-                throw .malformedResponse(detail: "the downloaded bundle is not the one its ETag names")
+                throw ClientError.malformedResponse(detail: "the downloaded bundle is not the one its ETag names")
             }
             defer { download.discardPartial() }
             let verified: VerifiedBundle
@@ -91,7 +91,7 @@ extension SignetClient {
             } catch let error as BundleError {
                 throw Self.refusal(error)
             } catch {
-                throw .storage(detail: "\(destination): \(error)")
+                throw ClientError.storage(detail: "\(destination): \(error)")
             }
             download.recordInstalled(tag: tag, manifestDigest: verified.manifestDigest)
             return FetchedResource(
@@ -106,7 +106,7 @@ extension SignetClient {
     /// conditions can be changed on the way.
     private func requestBundle(
         _ name: String, installed: String?, download: ResourceDownload
-    ) async throws(ClientError) -> (HTTPResponse, [UInt8], DownloadSink) {
+    ) async throws -> (HTTPResponse, [UInt8], DownloadSink) {
         var request = HTTPRequest(method: .get, scheme: scheme, authority: authority, path: "/v1/resources/\(name)")
         request.headerFields[.accept] = "application/zip, application/problem+json"
         var covered: [SignatureComponent] = [.method, .targetURI]
@@ -158,7 +158,7 @@ extension SignetClient {
     }
 
     /// A version in place that the server says is current must not have expired meanwhile.
-    static func requireUnexpired(_ installed: ResourceDownload.Installed, destination: String, name: String, now: Date) throws(ClientError) {
+    static func requireUnexpired(_ installed: ResourceDownload.Installed, destination: String, name: String, now: Date) throws {
         let path = destination + "/.signet/manifest.json"
         do {
             let manifest = try BundleManifest(bytes: installed.manifest, source: path)
@@ -169,13 +169,13 @@ extension SignetClient {
         } catch let error as ClientError {
             throw error
         } catch {
-            throw .storage(detail: "\(path): \(error)")
+            throw ClientError.storage(detail: "\(path): \(error)")
         }
     }
 
     /// The newest trust root the client accepts: the one it ships with or a later one it
     /// walked to before, then the server's rotations since, each signed by the one before.
-    func updatedTrustRoot(shipped: TrustRoot, stateFolder: String) async throws(ClientError) -> TrustRoot {
+    func updatedTrustRoot(shipped: TrustRoot, stateFolder: String) async throws -> TrustRoot {
         let path = ResourceDownload.trustRootPath(in: stateFolder)
         var current = shipped
         if let stored = try? TrustRoot.load(path: path), stored.version > shipped.version { current = stored }
@@ -188,13 +188,13 @@ extension SignetClient {
             do {
                 next = try TrustRoot(bytes: Array(text.utf8), source: "the server's trust root")
             } catch {
-                throw .malformedResponse(detail: error.description)
+                throw ClientError.malformedResponse(detail: String(describing: error))
             }
             guard next.version > current.version else { continue }
             do {
                 try current.accepts(next, source: "trust root version \(next.version)")
             } catch {
-                throw .trustRotationRefused(detail: error.description)
+                throw ClientError.trustRotationRefused(detail: String(describing: error))
             }
             current = next
         }
@@ -202,7 +202,7 @@ extension SignetClient {
             do {
                 try AtomicFile.write(current.fileBytes, to: path, permissions: .standard, overwrite: true)
             } catch {
-                throw .storage(detail: "\(path): \(error)")
+                throw ClientError.storage(detail: "\(path): \(error)")
             }
         }
         return current

@@ -35,7 +35,7 @@ public actor SignetClient {
     var fetching: Set<String> = []
 
     /// A client of `configuration.server` over `transport`, keeping sessions in `sessions`.
-    public init(configuration: ClientConfiguration, transport: any ClientTransport, sessions: any SessionStore) throws(ClientError) {
+    public init(configuration: ClientConfiguration, transport: any ClientTransport, sessions: any SessionStore) throws {
         authority = try Self.authority(of: configuration.server)
         serverID = authority
         self.configuration = configuration
@@ -45,10 +45,10 @@ public actor SignetClient {
 
     /// The authority (`host:port`) of `server`, which must be an https URL with a host and no
     /// path.
-    static func authority(of server: String) throws(ClientError) -> String {
+    static func authority(of server: String) throws -> String {
         guard let url = URL(string: server), url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty,
               url.path.isEmpty || url.path == "/", url.query == nil
-        else { throw .invalidConfiguration(detail: "\(server): the server must be an https URL with a host and no path, like https://127.0.0.1:8443") }
+        else { throw ClientError.invalidConfiguration(detail: "\(server): the server must be an https URL with a host and no path, like https://127.0.0.1:8443") }
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return url.port.map { "\(bracketed):\($0)" } ?? bracketed
     }
@@ -106,7 +106,7 @@ public actor SignetClient {
 
     /// Registers a user; returns the profile.
     @discardableResult
-    public func register(email: String, password: String, displayName: String) async throws(ClientError) -> UserProfile {
+    public func register(email: String, password: String, displayName: String) async throws -> UserProfile {
         let registration = UserAPI.Registration(email: email, password: password, displayName: displayName)
         let (head, body) = try await send(.post, APIOperation.register.path, json: registration)
         try check(head, body, expecting: 201)
@@ -115,10 +115,10 @@ public actor SignetClient {
 
     /// Signs in: the token goes to the session store and the state to signed-in.
     @discardableResult
-    public func signIn(email: String, password: String) async throws(ClientError) -> UserProfile {
+    public func signIn(email: String, password: String) async throws -> UserProfile {
         await restoreIfNeeded()
         let (head, body) = try await send(.post, APIOperation.signIn.path, json: UserAPI.SignIn(email: email, password: password))
-        if let problem = Self.problem(body, head), problem.problemCode == .invalidCredentials { throw .wrongCredentials(detail: problem.detail) }
+        if let problem = Self.problem(body, head), problem.problemCode == .invalidCredentials { throw ClientError.wrongCredentials(detail: problem.detail) }
         try check(head, body, expecting: 201)
         let reply = try decode(UserAPI.Session.self, body)
         let saved = SavedSession(email: reply.user.email, token: reply.token)
@@ -131,7 +131,7 @@ public actor SignetClient {
     /// The signed-in user's profile; ``ClientError/notSignedIn(request:)`` without a session,
     /// ``ClientError/sessionEnded(detail:)`` (and the state signed-out) when the server no
     /// longer knows it.
-    public func me() async throws(ClientError) -> UserProfile {
+    public func me() async throws -> UserProfile {
         let (head, body) = try await sendWithSession(.get, APIOperation.me.path)
         try check(head, body, expecting: 200)
         return try decode(UserProfile.self, body)
@@ -142,13 +142,13 @@ public actor SignetClient {
     ///
     /// The client forgets the session whatever the server answers (a revoked app, a server out
     /// of reach): the error is reported after.
-    public func signOut() async throws(ClientError) {
+    public func signOut() async throws {
         await restoreIfNeeded()
-        guard let token = session?.token else { throw .notSignedIn(request: "sign-out") }
+        guard let token = session?.token else { throw ClientError.notSignedIn(request: "sign-out") }
         do {
             let (head, body) = try await sendWithSession(.delete, APIOperation.signOut.path)
             try check(head, body, expecting: 204)
-        } catch .sessionEnded {
+        } catch ClientError.sessionEnded {
             return
         } catch {
             try await endSession(reason: .signedOut, token: token)
@@ -159,15 +159,15 @@ public actor SignetClient {
 
     // MARK: Requests
 
-    private func sendWithSession(_ method: HTTPRequest.Method, _ path: String) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+    private func sendWithSession(_ method: HTTPRequest.Method, _ path: String) async throws -> (HTTPResponse, [UInt8]) {
         await restoreIfNeeded()
-        guard let session else { throw .notSignedIn(request: "\(method) \(path)") }
+        guard let session else { throw ClientError.notSignedIn(request: "\(method) \(path)") }
         let answer = try await send(method, path, json: Optional<String>.none, bearer: session.token)
         // Decided on the problem's code, which the server's signature covers, not on the
         // (unsigned) WWW-Authenticate header.
         if let problem = Self.problem(answer.1, answer.0), problem.problemCode == .sessionEnded {
             try await endSession(reason: .sessionEnded, token: session.token)
-            throw .sessionEnded(detail: problem.detail)
+            throw ClientError.sessionEnded(detail: problem.detail)
         }
         return answer
     }
@@ -175,7 +175,7 @@ public actor SignetClient {
     /// Forgets the session that used `token` — not a newer one a sign-in made meanwhile — and
     /// reports the change before touching the store, so the state is right even when the
     /// store fails.
-    private func endSession(reason: AuthState.SignOutReason, token: String) async throws(ClientError) {
+    private func endSession(reason: AuthState.SignOutReason, token: String) async throws {
         guard session?.token == token else { return }
         session = nil
         publish(.signedOut(reason: reason))
@@ -184,7 +184,7 @@ public actor SignetClient {
 
     func send(
         _ method: HTTPRequest.Method, _ path: String, json: (some Encodable)?, bearer: String? = nil
-    ) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+    ) async throws -> (HTTPResponse, [UInt8]) {
         var request = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path)
         var body: [UInt8]?
         do {
@@ -193,7 +193,7 @@ public actor SignetClient {
                 request.headerFields[.contentType] = "application/json"
             }
         } catch {
-            throw .invalidConfiguration(detail: "the request cannot be encoded: \(error)")
+            throw ClientError.invalidConfiguration(detail: "the request cannot be encoded: \(error)")
         }
         request.headerFields[.accept] = "application/json"
         if let bearer { request.headerFields[.authorization] = "Bearer \(bearer)" }
@@ -207,7 +207,7 @@ public actor SignetClient {
 
     /// Signs `request` with the app's key, covering `components` (else the defaults: method,
     /// target URI, body digest), and asks for a response signature when responses are checked.
-    func sign(_ request: inout HTTPRequest, body: [UInt8]?, components: [SignatureComponent]? = nil) async throws(ClientError) {
+    func sign(_ request: inout HTTPRequest, body: [UInt8]?, components: [SignatureComponent]? = nil) async throws {
         if configuration.serverKey != nil {
             request.headerFields[.acceptSignature] = Self.acceptSignature
         }
@@ -223,7 +223,7 @@ public actor SignetClient {
             signer.components = components
             try await signer.sign(&request, body: body)
         } catch {
-            throw .invalidConfiguration(detail: "the app's key cannot sign: \(error)")
+            throw ClientError.invalidConfiguration(detail: "the app's key cannot sign: \(error)")
         }
     }
 
@@ -236,7 +236,7 @@ public actor SignetClient {
     static func verifyResponse(
         _ head: HTTPResponse, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, answering request: HTTPRequest, key: PublicKey,
         requiring extra: [SignatureComponent] = []
-    ) async throws(ClientError) {
+    ) async throws {
         var policy = HTTPSignaturePolicy()
         var method = SignatureComponent.method
         method.fromRequest = true
@@ -255,12 +255,12 @@ public actor SignetClient {
             _ = try await verifier.verify(
                 .response(head, answering: request), bodyDigests: bodyDigests, label: APISignatureRules.responseLabel)
         } catch {
-            throw .responseSignatureInvalid(detail: error.description)
+            throw ClientError.responseSignatureInvalid(detail: String(describing: error))
         }
     }
 
     /// Throws the error a refusal stands for, unless `head` has `status`.
-    func check(_ head: HTTPResponse, _ body: [UInt8], expecting status: Int) throws(ClientError) {
+    func check(_ head: HTTPResponse, _ body: [UInt8], expecting status: Int) throws {
         guard head.status.code != status else { return }
         throw Self.refusal(head, body)
     }
@@ -289,11 +289,11 @@ public actor SignetClient {
         return try? JSONDecoder().decode(ProblemDocument.self, from: Data(body))
     }
 
-    func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws(ClientError) -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(body))
         } catch {
-            throw .malformedResponse(detail: "\(error)")
+            throw ClientError.malformedResponse(detail: "\(error)")
         }
     }
 }

@@ -29,7 +29,7 @@ package enum CoreFuzzing {
     }
 
     /// Decodes `bytes` with the decoder of `format` alone.
-    package static func decodeKey(_ bytes: [UInt8], as format: KeyFormat, policy: KeyPolicy) throws(SignetCoreError) -> DecodedKey {
+    package static func decodeKey(_ bytes: [UInt8], as format: KeyFormat, policy: KeyPolicy) throws -> DecodedKey {
         let source = "fuzz input"
         switch format {
         case .pem:
@@ -73,7 +73,7 @@ package enum CoreFuzzing {
     /// most `maximumIterations` (so that a fuzzer's input cannot stall it); nil when it is higher.
     package static func decrypt(
         _ key: EncryptedPrivateKey, passphrase: SecretBytes, maximumIterations: Int, policy: KeyPolicy
-    ) throws(SignetCoreError) -> DecodedKey? {
+    ) throws -> DecodedKey? {
         guard key.iterations <= maximumIterations else { return nil }
         return try DecodedKey.encryptedPrivateKey(key).decrypt(passphrase: passphrase, source: "fuzz input", policy: policy)
     }

@@ -19,7 +19,10 @@ enum ServerTargets {
     /// normalised e-mail address normalises to itself, and a refusal is always a 4xx.
     static func body(_ bytes: [UInt8]) {
         let data = Data(bytes)
-        func refusedWith4xx(_ error: ServerError) {
+        func refusedWith4xx(_ error: any Error) {
+            guard let error = error as? ServerError else {
+                return Fuzz.require(false, "server-body", "a body was refused with \(type(of: error)), not a ServerError: \(error)")
+            }
             Fuzz.require((400..<500).contains(error.status.code), "server-body", "a body was refused with \(error.status.code)")
         }
         do {

@@ -75,43 +75,43 @@ public enum ContentDigest {
     /// The digests a field value states, for the algorithms Signet knows (others are
     /// ignored, as RFC 9530 §2 allows). Throws when the field does not parse or states none
     /// that Signet knows.
-    public static func parse(_ fieldValue: String) throws(HTTPSignatureError) -> [Algorithm: [UInt8]] {
-        guard fieldValue.utf8.count <= 4096 else { throw .tooLarge(what: "the Content-Digest field", limit: 4096) }
+    public static func parse(_ fieldValue: String) throws -> [Algorithm: [UInt8]] {
+        guard fieldValue.utf8.count <= 4096 else { throw HTTPSignatureError.tooLarge(what: "the Content-Digest field", limit: 4096) }
         let parsed: StructuredDictionaryParser.Parsed
         do {
             // RFC 9530 registers a handful of algorithms: more members than that are no digest list.
             parsed = try StructuredDictionaryParser.parse(fieldValue, limits: .init(members: 16, innerListItems: 16, parameters: 16))
         } catch StructuredDictionaryParser.Failure.tooManyMembers {
-            throw .tooLarge(what: "the number of Content-Digest members", limit: 16)
+            throw HTTPSignatureError.tooLarge(what: "the number of Content-Digest members", limit: 16)
         } catch StructuredDictionaryParser.Failure.innerListTooLong, StructuredDictionaryParser.Failure.tooManyParameters {
-            throw .malformedField(field: "Content-Digest", detail: "not a list of digests")
+            throw HTTPSignatureError.malformedField(field: "Content-Digest", detail: "not a list of digests")
         } catch {
-            throw .malformedField(field: "Content-Digest", detail: "not a structured dictionary")
+            throw HTTPSignatureError.malformedField(field: "Content-Digest", detail: "not a structured dictionary")
         }
         // Two values for one algorithm: which one a checker reads would be its own choice.
-        if let repeated = parsed.repeatedKey { throw .malformedField(field: "Content-Digest", detail: "\(repeated) appears twice") }
+        if let repeated = parsed.repeatedKey { throw HTTPSignatureError.malformedField(field: "Content-Digest", detail: "\(repeated) appears twice") }
         let dictionary = parsed.members
         var digests: [Algorithm: [UInt8]] = [:]
         for (name, member) in dictionary {
             guard let algorithm = Algorithm(rawValue: name) else { continue }
             guard case .item(let item) = member, case .undecodedByteSequence(let text) = item.rfc9651BareItem,
                 let bytes = Base64.decode(text)
-            else { throw .malformedField(field: "Content-Digest", detail: "\(name) must be a byte sequence (:base64:)") }
+            else { throw HTTPSignatureError.malformedField(field: "Content-Digest", detail: "\(name) must be a byte sequence (:base64:)") }
             let expected = algorithm == .sha256 ? 32 : 64
             guard bytes.count == expected else {
-                throw .malformedField(field: "Content-Digest", detail: "\(name) must be \(expected) bytes, not \(bytes.count)")
+                throw HTTPSignatureError.malformedField(field: "Content-Digest", detail: "\(name) must be \(expected) bytes, not \(bytes.count)")
             }
             digests[algorithm] = bytes
         }
         guard !digests.isEmpty else {
-            throw .contentDigest(detail: "no sha-256 or sha-512 digest (the field names \(dictionary.map(\.0).joined(separator: ", ")))")
+            throw HTTPSignatureError.contentDigest(detail: "no sha-256 or sha-512 digest (the field names \(dictionary.map(\.0).joined(separator: ", ")))")
         }
         return digests
     }
 
     /// Checks `body` against a `Content-Digest` field value: every digest stated with an
     /// algorithm Signet knows must match.
-    public static func verify(fieldValue: String, body: some Sequence<UInt8>) throws(HTTPSignatureError) {
+    public static func verify(fieldValue: String, body: some Sequence<UInt8>) throws {
         let stated = try parse(fieldValue)
         var hasher = Hasher(algorithms: Set(stated.keys))
         hasher.update(body)
@@ -119,10 +119,10 @@ public enum ContentDigest {
     }
 
     /// Compares stated and computed digests in constant time.
-    public static func verify(stated: [Algorithm: [UInt8]], computed: [Algorithm: [UInt8]]) throws(HTTPSignatureError) {
+    public static func verify(stated: [Algorithm: [UInt8]], computed: [Algorithm: [UInt8]]) throws {
         for (algorithm, digest) in stated {
             guard let actual = computed[algorithm], ConstantTime.equals(actual, digest) else {
-                throw .contentDigest(detail: "the body does not match its \(algorithm.rawValue) digest")
+                throw HTTPSignatureError.contentDigest(detail: "the body does not match its \(algorithm.rawValue) digest")
             }
         }
     }

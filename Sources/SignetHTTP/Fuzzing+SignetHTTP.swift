@@ -8,19 +8,19 @@ package enum HTTPFuzzing {
     /// One labelled signature as the verifier reads it.
     package struct ParsedSignature: Sendable {
         package let label: String
-        package let input: Result<SignatureInput, HTTPSignatureError>
-        package let signature: Result<[UInt8], HTTPSignatureError>
+        package let input: Result<SignatureInput, any Error>
+        package let signature: Result<[UInt8], any Error>
     }
 
     /// Reads the `Signature-Input` and `Signature` fields of `fields` as
     /// ``HTTPMessageVerifier`` does, with `policy`'s size limits.
-    package static func signatures(in fields: HTTPFields, policy: HTTPSignaturePolicy = .default) throws(HTTPSignatureError) -> [ParsedSignature] {
+    package static func signatures(in fields: HTTPFields, policy: HTTPSignaturePolicy = .default) throws -> [ParsedSignature] {
         let parsed = try SignatureFields(fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures)
         return parsed.entries.map { entry in
             ParsedSignature(
                 label: entry.label,
-                input: Result { () throws(HTTPSignatureError) -> SignatureInput in try entry.input },
-                signature: Result { () throws(HTTPSignatureError) -> [UInt8] in try entry.signature })
+                input: Result { () throws -> SignatureInput in try entry.input },
+                signature: Result { () throws -> [UInt8] in try entry.signature })
         }
     }
 

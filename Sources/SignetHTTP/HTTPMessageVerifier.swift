@@ -64,7 +64,7 @@ public struct HTTPMessageVerifier: Sendable {
     }
 
     /// Verifies a request and its body (nil or empty when it has none).
-    public func verify(_ request: HTTPRequest, body: [UInt8]?, label: String? = nil, keyID: String? = nil) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
+    public func verify(_ request: HTTPRequest, body: [UInt8]?, label: String? = nil, keyID: String? = nil) async throws -> VerifiedHTTPSignature {
         try await verify(.request(request), bodyDigests: body.flatMap { ContentDigest.digests(of: $0) }, label: label, keyID: keyID)
     }
 
@@ -75,7 +75,7 @@ public struct HTTPMessageVerifier: Sendable {
     /// `keyID` pick one. When none passes, the reason the first candidate failed is thrown.
     public func verify(
         _ message: SignedMessage, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?, label: String? = nil, keyID: String? = nil
-    ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
+    ) async throws -> VerifiedHTTPSignature {
         try await verify(message, hasBody: bodyDigests != nil, label: label, keyID: keyID) { bodyDigests }
     }
 
@@ -85,22 +85,22 @@ public struct HTTPMessageVerifier: Sendable {
     package func verify(
         _ message: SignedMessage, hasBody: Bool, label: String? = nil, keyID: String? = nil,
         bodyDigests: @escaping () -> [ContentDigest.Algorithm: [UInt8]]?
-    ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
+    ) async throws -> VerifiedHTTPSignature {
         let signatures = try SignatureFields(message.fields, maximumFieldBytes: policy.maximumFieldBytes, maximumSignatures: policy.maximumSignatures)
         let candidates = signatures.entries.filter { entry in
             (label == nil || entry.label == label) && (keyID == nil || entry.keyID == keyID)
         }
         guard !candidates.isEmpty else {
-            if let keyID { throw .missingSignature(detail: "no signature has keyid \"\(keyID)\"") }
-            throw .missingSignature(detail: "no signature labelled \(label ?? "")")
+            if let keyID { throw HTTPSignatureError.missingSignature(detail: "no signature has keyid \"\(keyID)\"") }
+            throw HTTPSignatureError.missingSignature(detail: "no signature labelled \(label ?? "")")
         }
         // Each component costs a look-up when a base is built: bound them over all the
         // signatures tried, not only within one.
         let components = candidates.reduce(0) { $0 + ((try? $1.input)?.components.count ?? 0) }
         guard components <= SignatureInput.maximumComponents else {
-            throw .tooLarge(what: "the number of components the signatures cover together", limit: SignatureInput.maximumComponents)
+            throw HTTPSignatureError.tooLarge(what: "the number of components the signatures cover together", limit: SignatureInput.maximumComponents)
         }
-        var firstError: HTTPSignatureError?
+        var firstError: (any Error)?
         var digests: [ContentDigest.Algorithm: [UInt8]]??
         let digestsOnce = {
             if let digests { return digests }
@@ -124,59 +124,59 @@ public struct HTTPMessageVerifier: Sendable {
     private func check(
         _ entry: SignatureFields.Entry, message: SignedMessage, hasBody: Bool, parsed: inout ParsedDictionaries,
         bodyDigests: () -> [ContentDigest.Algorithm: [UInt8]]?
-    ) async throws(HTTPSignatureError) -> VerifiedHTTPSignature {
+    ) async throws -> VerifiedHTTPSignature {
         let input = try entry.input
         let signature = try entry.signature
         let parameters = input.parameters
         let now = Int64(clock.now.timeIntervalSince1970.rounded(.down))
         let replayProtected = policy.requireNonce ?? (nonceCache != nil)
-        if policy.requireKeyID, parameters.keyID == nil { throw .missingParameter("keyid") }
-        if policy.requireCreated, parameters.created == nil { throw .missingParameter("created") }
-        if replayProtected, parameters.nonce?.isEmpty ?? true { throw .missingParameter("nonce") }
+        if policy.requireKeyID, parameters.keyID == nil { throw HTTPSignatureError.missingParameter("keyid") }
+        if policy.requireCreated, parameters.created == nil { throw HTTPSignatureError.missingParameter("created") }
+        if replayProtected, parameters.nonce?.isEmpty ?? true { throw HTTPSignatureError.missingParameter("nonce") }
         if let nonce = parameters.nonce, nonce.utf8.count > policy.maximumNonceBytes {
-            throw .tooLarge(what: "the nonce", limit: policy.maximumNonceBytes)
+            throw HTTPSignatureError.tooLarge(what: "the nonce", limit: policy.maximumNonceBytes)
         }
         // A nonce is remembered only until the signature carrying it could no longer be
         // accepted; a signature with no time bound would outlive any memory of its nonce.
         let acceptableUntil = Self.acceptableUntil(parameters, policy: policy)
-        if replayProtected, nonceCache != nil, acceptableUntil == nil { throw .missingParameter("created or expires") }
-        if let tag = policy.requiredTag, parameters.tag != tag { throw .missingParameter("tag=\"\(tag)\"") }
+        if replayProtected, nonceCache != nil, acceptableUntil == nil { throw HTTPSignatureError.missingParameter("created or expires") }
+        if let tag = policy.requiredTag, parameters.tag != tag { throw HTTPSignatureError.missingParameter("tag=\"\(tag)\"") }
         // A handful of components: a scan beats building a set.
         let covered = input.components
         for component in policy.requiredComponents where !covered.contains(component) {
             // A response cannot cover request-only components itself; only requests are held to them.
             if message.response != nil, !component.fromRequest, component.isDerived, component != .status { continue }
-            throw .componentNotCovered(component.description)
+            throw HTTPSignatureError.componentNotCovered(component.description)
         }
         if message.response == nil {
             for name in policy.fieldsCoveredWhenPresent where !covered.contains(SignatureComponent(name)) {
-                if let field = HTTPField.Name(name), message.fields[field] != nil { throw .componentNotCovered(name) }
+                if let field = HTTPField.Name(name), message.fields[field] != nil { throw HTTPSignatureError.componentNotCovered(name) }
             }
         }
         let contentDigestField = message.fields[.contentDigest]
         if policy.requireContentDigestWithBody, hasBody || contentDigestField != nil, !covered.contains(.contentDigest) {
-            throw .componentNotCovered("content-digest")
+            throw HTTPSignatureError.componentNotCovered("content-digest")
         }
         if let created = parameters.created {
-            if created > now + policy.clockSkew.wholeSeconds { throw .createdInFuture(created: created, now: now, skew: policy.clockSkew.wholeSeconds) }
-            if now - created > policy.maximumAge.wholeSeconds { throw .tooOld(created: created, now: now, maxAge: policy.maximumAge.wholeSeconds) }
+            if created > now + policy.clockSkew.wholeSeconds { throw HTTPSignatureError.createdInFuture(created: created, now: now, skew: policy.clockSkew.wholeSeconds) }
+            if now - created > policy.maximumAge.wholeSeconds { throw HTTPSignatureError.tooOld(created: created, now: now, maxAge: policy.maximumAge.wholeSeconds) }
         }
-        if let expires = parameters.expires, now - policy.clockSkew.wholeSeconds > expires { throw .expired(expires: expires, now: now) }
+        if let expires = parameters.expires, now - policy.clockSkew.wholeSeconds > expires { throw HTTPSignatureError.expired(expires: expires, now: now) }
 
-        guard let keyID = parameters.keyID else { throw .missingParameter("keyid") }
+        guard let keyID = parameters.keyID else { throw HTTPSignatureError.missingParameter("keyid") }
         let found: HTTPVerificationKey?
         do {
             found = try await keys.verificationKey(for: keyID)
         } catch {
             // Not the store's own words: they may name its internals.
-            throw .keyStoreUnavailable(keyID: String(keyID.prefix(80)), detail: "the key store did not answer")
+            throw HTTPSignatureError.keyStoreUnavailable(keyID: String(keyID.prefix(80)), detail: "the key store did not answer")
         }
-        guard let key = found else { throw .unknownKey(keyID: keyID) }
+        guard let key = found else { throw HTTPSignatureError.unknownKey(keyID: keyID) }
         // The common case, the key's own algorithm named, needs no parse — unless the key is
         // pinned to an algorithm outside RFC 9421's registry, which the parse refuses by name.
         if let declared = parameters.algorithm, declared != key.algorithm.rawValue || !HTTPSignatureAlgorithms.supported.contains(key.algorithm) {
             let algorithm = try HTTPSignatureAlgorithms.parse(declared)
-            guard algorithm == key.algorithm else { throw .algorithmMismatch(declared: declared, key: key.algorithm.rawValue) }
+            guard algorithm == key.algorithm else { throw HTTPSignatureError.algorithmMismatch(declared: declared, key: key.algorithm.rawValue) }
         }
         try key.verify(signature, base: try input.signatureBaseBytes(for: message, parsed: &parsed), label: entry.label)
 
@@ -184,11 +184,11 @@ public struct HTTPMessageVerifier: Sendable {
             // Hashed only now, after the signature passed: nobody's made-up signature costs it.
             try ContentDigest.verify(stated: try ContentDigest.parse(contentDigestField), computed: bodyDigests() ?? Self.emptyBodyDigests)
         } else if hasBody, policy.requireContentDigestWithBody {
-            throw .contentDigest(detail: "a body came without a Content-Digest field")
+            throw HTTPSignatureError.contentDigest(detail: "a body came without a Content-Digest field")
         }
         if replayProtected, let cache = nonceCache, let nonce = parameters.nonce, let acceptableUntil {
             let until = Date(timeIntervalSince1970: TimeInterval(max(acceptableUntil, now) + 1))
-            guard try await cache.insert(nonce: nonce, keyID: keyID, created: parameters.created, until: until) else { throw .replayedNonce(keyID: keyID) }
+            guard try await cache.insert(nonce: nonce, keyID: keyID, created: parameters.created, until: until) else { throw HTTPSignatureError.replayedNonce(keyID: keyID) }
         }
         return VerifiedHTTPSignature(label: entry.label, keyID: keyID, algorithm: key.algorithm, input: input)
     }

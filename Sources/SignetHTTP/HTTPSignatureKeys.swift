@@ -9,9 +9,9 @@ public enum HTTPSignatureAlgorithms {
     ]
 
     /// Parses an `alg` value or `-a` argument, refusing names outside RFC 9421's registry.
-    public static func parse(_ name: String) throws(HTTPSignatureError) -> SignatureAlgorithm {
+    public static func parse(_ name: String) throws -> SignatureAlgorithm {
         guard let algorithm = SignatureAlgorithm(rawValue: name), supported.contains(algorithm) else {
-            throw .unsupportedAlgorithm(name)
+            throw HTTPSignatureError.unsupportedAlgorithm(name)
         }
         return algorithm
     }
@@ -88,20 +88,20 @@ public enum HTTPVerificationKey: Sendable {
     }
 
     /// Checks `signature` over `base`; throws ``HTTPSignatureError/signatureInvalid(label:)``.
-    func verify(_ signature: [UInt8], base: [UInt8], label: String) throws(HTTPSignatureError) {
+    func verify(_ signature: [UInt8], base: [UInt8], label: String) throws {
         switch self {
         case .hmacSHA256(let secret):
-            guard var mac = try? MessageAuthenticator(algorithm: .hmacSHA256, key: secret) else { throw .signatureInvalid(label: label) }
+            guard var mac = try? MessageAuthenticator(algorithm: .hmacSHA256, key: secret) else { throw HTTPSignatureError.signatureInvalid(label: label) }
             mac.update(base)
-            guard mac.matches(signature) else { throw .signatureInvalid(label: label) }
+            guard mac.matches(signature) else { throw HTTPSignatureError.signatureInvalid(label: label) }
         case .publicKey(let key, let algorithm):
             guard HTTPSignatureAlgorithms.supported.contains(algorithm), algorithm.fits(key.kind) else {
-                throw .algorithmMismatch(declared: algorithm.rawValue, key: key.kind.description)
+                throw HTTPSignatureError.algorithmMismatch(declared: algorithm.rawValue, key: key.kind.description)
             }
             do {
                 try PublicKeyVerifier(key: key, algorithm: algorithm).verify(rawSignature: signature, message: base)
             } catch {
-                throw .signatureInvalid(label: label)
+                throw HTTPSignatureError.signatureInvalid(label: label)
             }
         }
     }

@@ -76,24 +76,24 @@ public struct LegacyHMACProfile: Sendable {
 
     /// Checks a request signed this way; returns its timestamp.
     @discardableResult
-    public func verify(_ request: HTTPRequest, url: String, body: [UInt8] = []) throws(HTTPSignatureError) -> Int64 {
-        guard let stamp = request.headerFields[timestampField] else { throw .missingParameter(timestampField.rawName) }
+    public func verify(_ request: HTTPRequest, url: String, body: [UInt8] = []) throws -> Int64 {
+        guard let stamp = request.headerFields[timestampField] else { throw HTTPSignatureError.missingParameter(timestampField.rawName) }
         guard stamp.utf8.count <= 12, let timestamp = Int64(stamp), String(timestamp) == stamp else {
-            throw .malformedField(field: timestampField.rawName, detail: "must be Unix seconds in canonical decimal")
+            throw HTTPSignatureError.malformedField(field: timestampField.rawName, detail: "must be Unix seconds in canonical decimal")
         }
         let now = Int64(clock.now.timeIntervalSince1970.rounded(.down))
         let window = self.window.wholeSeconds
-        if timestamp > now + window { throw .createdInFuture(created: timestamp, now: now, skew: window) }
-        if now - timestamp > window { throw .tooOld(created: timestamp, now: now, maxAge: window) }
-        guard let sent = request.headerFields[signatureField] else { throw .missingSignature(detail: "no \(signatureField.rawName) field") }
+        if timestamp > now + window { throw HTTPSignatureError.createdInFuture(created: timestamp, now: now, skew: window) }
+        if now - timestamp > window { throw HTTPSignatureError.tooOld(created: timestamp, now: now, maxAge: window) }
+        guard let sent = request.headerFields[signatureField] else { throw HTTPSignatureError.missingSignature(detail: "no \(signatureField.rawName) field") }
         guard let sentBytes = Base64.decode(sent), sentBytes.count == 64 else {
-            throw .malformedField(field: signatureField.rawName, detail: "must be the base64 of a 64-byte HMAC-SHA512")
+            throw HTTPSignatureError.malformedField(field: signatureField.rawName, detail: "must be the base64 of a 64-byte HMAC-SHA512")
         }
         guard var authenticator = try? MessageAuthenticator(algorithm: .hmacSHA512, key: secret) else {
-            throw .invalidArgument(detail: "the shared secret is empty")
+            throw HTTPSignatureError.invalidArgument(detail: "the shared secret is empty")
         }
         authenticator.update(Self.stringToSign(method: request.method.rawValue, url: url, body: body, timestamp: timestamp))
-        guard ConstantTime.equals(authenticator.finalize(), sentBytes) else { throw .signatureInvalid(label: signatureField.rawName) }
+        guard ConstantTime.equals(authenticator.finalize(), sentBytes) else { throw HTTPSignatureError.signatureInvalid(label: signatureField.rawName) }
         return timestamp
     }
 }

@@ -8,17 +8,17 @@ import Synchronization
 public protocol NonceCache: Sendable {
     /// Records `nonce` for `keyID` until `expiry`. Returns false when it was already recorded
     /// (a replay). Throws ``HTTPSignatureError/replayCacheFull(detail:)`` when it cannot remember more.
-    func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool
+    func insert(nonce: String, keyID: String, until expiry: Date) async throws -> Bool
 
     /// Records `nonce` for `keyID` until `expiry`, knowing the signature's `created` (nil when
     /// it has none): what a cache that does not outlive its process needs to refuse signatures
     /// made before it started (``HTTPSignatureError/createdBeforeStart(created:start:)``). The
     /// verifier calls this one; by default it is ``insert(nonce:keyID:until:)``.
-    func insert(nonce: String, keyID: String, created: Int64?, until expiry: Date) async throws(HTTPSignatureError) -> Bool
+    func insert(nonce: String, keyID: String, created: Int64?, until expiry: Date) async throws -> Bool
 }
 
 extension NonceCache {
-    public func insert(nonce: String, keyID: String, created: Int64?, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+    public func insert(nonce: String, keyID: String, created: Int64?, until expiry: Date) async throws -> Bool {
         try await insert(nonce: nonce, keyID: keyID, until: expiry)
     }
 }
@@ -157,11 +157,11 @@ public final class InMemoryNonceCache: NonceCache {
 
     /// Records `nonce` for `keyID` until `expiry`; false for a replay, and
     /// ``HTTPSignatureError/replayCacheFull(detail:)`` when ``capacity`` unexpired nonces are held.
-    public func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+    public func insert(nonce: String, keyID: String, until expiry: Date) async throws -> Bool {
         let now = clock.now
         let key = fingerprint(nonce: nonce, keyID: keyID)
         let capacity = capacity
-        return try state.withLock { (state: inout State) throws(HTTPSignatureError) -> Bool in
+        return try state.withLock { (state: inout State) throws -> Bool in
             Self.sweep(&state, now: now, everything: false)
             if state.expiries.count >= capacity {
                 // Full: a replay is still told apart from a new nonce, which needs the room
@@ -169,7 +169,7 @@ public final class InMemoryNonceCache: NonceCache {
                 if let known = state.expiries[key], known > now { return false }
                 Self.sweep(&state, now: now, everything: true)
                 guard state.expiries.count < capacity else {
-                    throw .replayCacheFull(detail: "\(capacity) recent nonces are held, the most this server keeps")
+                    throw HTTPSignatureError.replayCacheFull(detail: "\(capacity) recent nonces are held, the most this server keeps")
                 }
             }
             // One lookup for the common case, a new nonce; a replay puts its entry back.

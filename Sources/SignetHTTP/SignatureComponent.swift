@@ -54,12 +54,12 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses what a user types: `@method`, `content-type`, `"@query-param";name="id"`,
     /// `example-dict;key="a"`, `example-dict;sf` (quotes optional around the name).
-    public init(parsing text: String) throws(HTTPSignatureError) {
+    public init(parsing text: String) throws {
         let quoted = text.hasPrefix("\"") ? text : Self.quoteName(text)
         var parser = StructuredFieldValueParser(Array(quoted.utf8))
         let item: Item
         do { item = try parser.parseItemFieldValue() } catch {
-            throw .invalidArgument(detail: "component \"\(text)\" is not a component identifier (e.g. @method, content-type, \"@query-param\";name=\"id\")")
+            throw HTTPSignatureError.invalidArgument(detail: "component \"\(text)\" is not a component identifier (e.g. @method, content-type, \"@query-param\";name=\"id\")")
         }
         try self.init(item: item, field: "component \"\(text)\"")
     }
@@ -70,20 +70,20 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads a component identifier from a parsed `Signature-Input` inner-list item.
-    init(item: Item, field: String) throws(HTTPSignatureError) {
+    init(item: Item, field: String) throws {
         guard case .string(let name) = item.rfc9651BareItem, !name.isEmpty else {
-            throw .malformedField(field: field, detail: "a component identifier must be a non-empty string")
+            throw HTTPSignatureError.malformedField(field: field, detail: "a component identifier must be a non-empty string")
         }
         guard name == name.lowercased() else {
-            throw .malformedField(field: field, detail: "component \"\(name)\" must be lower case")
+            throw HTTPSignatureError.malformedField(field: field, detail: "component \"\(name)\" must be lower case")
         }
         if name.hasPrefix("@") {
             guard Self.derived.contains(name) else {
-                throw .malformedField(field: field, detail: "unknown derived component \"\(name)\"")
+                throw HTTPSignatureError.malformedField(field: field, detail: "unknown derived component \"\(name)\"")
             }
         } else {
             guard name.utf8.allSatisfy(Self.isTokenByte) else {
-                throw .malformedField(field: field, detail: "\"\(name)\" is not a field name")
+                throw HTTPSignatureError.malformedField(field: field, detail: "\"\(name)\" is not a field name")
             }
         }
         self.init(name)
@@ -96,20 +96,20 @@ public struct SignatureComponent: Sendable, Hashable, CustomStringConvertible {
             case ("key", .string(let member)): key = member
             case ("name", .string(let parameter)): parameterName = parameter
             default:
-                throw .malformedField(field: field, detail: "component \"\(name)\": unsupported parameter \"\(parameter)\"")
+                throw HTTPSignatureError.malformedField(field: field, detail: "component \"\(name)\": unsupported parameter \"\(parameter)\"")
             }
         }
         if isDerived {
             guard !structured, key == nil, !byteSequence else {
-                throw .malformedField(field: field, detail: "component \"\(name)\": sf, key and bs apply to fields only")
+                throw HTTPSignatureError.malformedField(field: field, detail: "component \"\(name)\": sf, key and bs apply to fields only")
             }
             guard (name == "@query-param") == (parameterName != nil) else {
-                throw .malformedField(field: field, detail: "\"name\" goes with @query-param, and @query-param needs it")
+                throw HTTPSignatureError.malformedField(field: field, detail: "\"name\" goes with @query-param, and @query-param needs it")
             }
         } else {
-            guard parameterName == nil else { throw .malformedField(field: field, detail: "\"name\" goes with @query-param only") }
+            guard parameterName == nil else { throw HTTPSignatureError.malformedField(field: field, detail: "\"name\" goes with @query-param only") }
             guard !(byteSequence && (structured || key != nil)) else {
-                throw .malformedField(field: field, detail: "component \"\(name)\": bs cannot be combined with sf or key")
+                throw HTTPSignatureError.malformedField(field: field, detail: "component \"\(name)\": bs cannot be combined with sf or key")
             }
         }
     }

@@ -20,11 +20,11 @@ struct SignatureFields {
     /// party's signature that Signet cannot read does not stop Signet from checking its own.
     struct Entry {
         let label: String
-        let parsedInput: Result<SignatureInput, HTTPSignatureError>
-        let parsedSignature: Result<[UInt8], HTTPSignatureError>
+        let parsedInput: Result<SignatureInput, any Error>
+        let parsedSignature: Result<[UInt8], any Error>
 
-        var input: SignatureInput { get throws(HTTPSignatureError) { try parsedInput.get() } }
-        var signature: [UInt8] { get throws(HTTPSignatureError) { try parsedSignature.get() } }
+        var input: SignatureInput { get throws { try parsedInput.get() } }
+        var signature: [UInt8] { get throws { try parsedSignature.get() } }
         /// The key id, when the input parses.
         var keyID: String? { try? parsedInput.get().parameters.keyID }
     }
@@ -32,7 +32,7 @@ struct SignatureFields {
     let entries: [Entry]
 
     /// Reads both fields, refusing oversized, malformed or unmatched ones.
-    init(_ fields: HTTPFields, maximumFieldBytes: Int, maximumSignatures: Int) throws(HTTPSignatureError) {
+    init(_ fields: HTTPFields, maximumFieldBytes: Int, maximumSignatures: Int) throws {
         if let scanned = Self.scanned(fields, maximumFieldBytes: maximumFieldBytes, maximumSignatures: maximumSignatures) {
             self.init(entries: scanned)
         } else {
@@ -45,31 +45,31 @@ struct SignatureFields {
     }
 
     /// Reads both fields with the general structured-field parser.
-    init(general fields: HTTPFields, maximumFieldBytes: Int, maximumSignatures: Int) throws(HTTPSignatureError) {
+    init(general fields: HTTPFields, maximumFieldBytes: Int, maximumSignatures: Int) throws {
         let inputs = try Self.dictionary(fields, .signatureInput, limit: maximumFieldBytes, maximumMembers: maximumSignatures)
         let signatures = try Self.dictionary(fields, .signature, limit: maximumFieldBytes, maximumMembers: maximumSignatures)
         guard !inputs.isEmpty || !signatures.isEmpty else {
-            throw .missingSignature(detail: "the request has no Signature-Input and Signature fields")
+            throw HTTPSignatureError.missingSignature(detail: "the request has no Signature-Input and Signature fields")
         }
-        guard inputs.count <= maximumSignatures else { throw .tooLarge(what: "the number of signatures", limit: maximumSignatures) }
+        guard inputs.count <= maximumSignatures else { throw HTTPSignatureError.tooLarge(what: "the number of signatures", limit: maximumSignatures) }
         var entries: [Entry] = []
         for (label, member) in inputs {
             guard let signatureMember = signatures[label] else {
-                throw .malformedField(field: "Signature", detail: "no signature labelled \(label)")
+                throw HTTPSignatureError.malformedField(field: "Signature", detail: "no signature labelled \(label)")
             }
-            let signature: Result<[UInt8], HTTPSignatureError>
+            let signature: Result<[UInt8], any Error>
             if case .item(let item) = signatureMember, case .undecodedByteSequence(let text) = item.rfc9651BareItem,
                 let bytes = Base64.decode(text), !bytes.isEmpty
             {
                 signature = .success(bytes)
             } else {
-                signature = .failure(.malformedField(field: "Signature", detail: "\(label) must be a byte sequence (:base64:)"))
+                signature = .failure(HTTPSignatureError.malformedField(field: "Signature", detail: "\(label) must be a byte sequence (:base64:)"))
             }
-            let input = Result<SignatureInput, HTTPSignatureError> { () throws(HTTPSignatureError) in try SignatureInput(member: member, label: label) }
+            let input = Result<SignatureInput, any Error> { () throws in try SignatureInput(member: member, label: label) }
             entries.append(Entry(label: label, parsedInput: input, parsedSignature: signature))
         }
         for (label, _) in signatures where inputs[label] == nil {
-            throw .malformedField(field: "Signature-Input", detail: "no input labelled \(label)")
+            throw HTTPSignatureError.malformedField(field: "Signature-Input", detail: "no input labelled \(label)")
         }
         self.entries = entries
     }
@@ -102,11 +102,11 @@ struct SignatureFields {
     /// so a field of thousands of labels costs what `maximumMembers` cost.
     private static func dictionary(
         _ fields: HTTPFields, _ name: HTTPField.Name, limit: Int, maximumMembers: Int
-    ) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {
+    ) throws -> OrderedMap<String, ItemOrInnerList> {
         let values = fields[values: name]
         guard !values.isEmpty else { return [:] }
         let combined = values.joined(separator: ", ")
-        guard combined.utf8.count <= limit else { throw .tooLarge(what: "the \(name.canonicalName) field", limit: limit) }
+        guard combined.utf8.count <= limit else { throw HTTPSignatureError.tooLarge(what: "the \(name.canonicalName) field", limit: limit) }
         var labels = Set<String>()
         var result: OrderedMap<String, ItemOrInnerList> = [:]
         for value in values {
@@ -116,20 +116,20 @@ struct SignatureFields {
                 limits.members = maximumMembers - result.count
                 parsed = try StructuredDictionaryParser.parse(value, limits: limits)
             } catch StructuredDictionaryParser.Failure.tooManyMembers {
-                throw .tooLarge(what: "the number of signatures", limit: maximumMembers)
+                throw HTTPSignatureError.tooLarge(what: "the number of signatures", limit: maximumMembers)
             } catch StructuredDictionaryParser.Failure.innerListTooLong {
-                throw .tooLarge(what: "the number of components one signature covers", limit: SignatureInput.maximumComponents)
+                throw HTTPSignatureError.tooLarge(what: "the number of components one signature covers", limit: SignatureInput.maximumComponents)
             } catch StructuredDictionaryParser.Failure.tooManyParameters {
-                throw .tooLarge(what: "the number of parameters of one component or signature", limit: SignatureInput.maximumParameters)
+                throw HTTPSignatureError.tooLarge(what: "the number of parameters of one component or signature", limit: SignatureInput.maximumParameters)
             } catch {
-                throw .malformedField(field: name.rawName, detail: "not a structured dictionary")
+                throw HTTPSignatureError.malformedField(field: name.rawName, detail: "not a structured dictionary")
             }
             if let repeated = parsed.repeatedKey {
-                throw .malformedField(field: name.rawName, detail: "the label \(repeated) appears twice")
+                throw HTTPSignatureError.malformedField(field: name.rawName, detail: "the label \(repeated) appears twice")
             }
             for (label, member) in parsed.entries {
                 guard labels.insert(label).inserted else {
-                    throw .malformedField(field: name.rawName, detail: "the label \(label) appears twice")
+                    throw HTTPSignatureError.malformedField(field: name.rawName, detail: "the label \(label) appears twice")
                 }
                 result[label] = member
             }

@@ -45,7 +45,7 @@ public struct SignatureInput: Sendable, Equatable {
 
     /// Builds an input from components and parameters (in the order created, expires,
     /// nonce, alg, keyid, tag).
-    public init(components: [SignatureComponent], parameters: SignatureParameters) throws(HTTPSignatureError) {
+    public init(components: [SignatureComponent], parameters: SignatureParameters) throws {
         try Self.checkDistinct(components, field: "components")
         var list: OrderedMap<String, RFC9651BareItem> = [:]
         if let created = parameters.created { list["created"] = .integer(created) }
@@ -63,9 +63,9 @@ public struct SignatureInput: Sendable, Equatable {
     }
 
     /// Reads a received `Signature-Input` member.
-    init(member: ItemOrInnerList, label: String) throws(HTTPSignatureError) {
+    init(member: ItemOrInnerList, label: String) throws {
         let field = "Signature-Input (\(label))"
-        guard case .innerList(let list) = member else { throw .malformedField(field: field, detail: "must be an inner list of components") }
+        guard case .innerList(let list) = member else { throw HTTPSignatureError.malformedField(field: field, detail: "must be an inner list of components") }
         var components: [SignatureComponent] = []
         for item in list.bareInnerList { components.append(try SignatureComponent(item: item, field: field)) }
         try Self.checkDistinct(components, field: field)
@@ -79,9 +79,9 @@ public struct SignatureInput: Sendable, Equatable {
             case ("keyid", .string(let v)): parameters.keyID = v
             case ("tag", .string(let v)): parameters.tag = v
             case ("created", _), ("expires", _):
-                throw .malformedField(field: field, detail: "\(name) must be an integer")
+                throw HTTPSignatureError.malformedField(field: field, detail: "\(name) must be an integer")
             case ("nonce", _), ("alg", _), ("keyid", _), ("tag", _):
-                throw .malformedField(field: field, detail: "\(name) must be a string")
+                throw HTTPSignatureError.malformedField(field: field, detail: "\(name) must be a string")
             default: break  // RFC 9421 allows other parameters; they are signed as received.
             }
         }
@@ -112,24 +112,24 @@ public struct SignatureInput: Sendable, Equatable {
     /// Refuses more than ``maximumComponents`` components, and a component listed twice. A
     /// pairwise scan up to 16 (inputs list a handful of components, and hashing each costs
     /// more than comparing them), a set beyond.
-    static func checkDistinct(_ components: [SignatureComponent], field: String) throws(HTTPSignatureError) {
+    static func checkDistinct(_ components: [SignatureComponent], field: String) throws {
         guard components.count <= maximumComponents else {
-            throw .tooLarge(what: "the number of components one signature covers", limit: maximumComponents)
+            throw HTTPSignatureError.tooLarge(what: "the number of components one signature covers", limit: maximumComponents)
         }
         if components.count <= 16 {
             for index in components.indices.dropFirst() where components[..<index].contains(components[index]) {
-                throw .malformedField(field: field, detail: "component \(components[index]) is listed twice")
+                throw HTTPSignatureError.malformedField(field: field, detail: "component \(components[index]) is listed twice")
             }
             return
         }
         var seen = Set<SignatureComponent>()
         for component in components where !seen.insert(component).inserted {
-            throw .malformedField(field: field, detail: "component \(component) is listed twice")
+            throw HTTPSignatureError.malformedField(field: field, detail: "component \(component) is listed twice")
         }
     }
 
     /// The `@signature-params` value: the inner list serialised.
-    public func serializedParameters() throws(HTTPSignatureError) -> String {
+    public func serializedParameters() throws -> String {
         let innerList: InnerList
         switch source {
         case .canonical(let text): return text
@@ -139,24 +139,24 @@ public struct SignatureInput: Sendable, Equatable {
         do {
             return try Self.serialize(.innerList(innerList))
         } catch {
-            throw .invalidArgument(detail: "a signature parameter cannot be serialised (strings must be printable ASCII)")
+            throw HTTPSignatureError.invalidArgument(detail: "a signature parameter cannot be serialised (strings must be printable ASCII)")
         }
     }
 
     /// The signature base of RFC 9421 §2.5 for `message`.
-    public func signatureBase(for message: SignedMessage) throws(HTTPSignatureError) -> String {
+    public func signatureBase(for message: SignedMessage) throws -> String {
         String(decoding: try signatureBaseBytes(for: message), as: UTF8.self)
     }
 
     /// The signature base as the bytes that are signed, built without intermediate strings.
-    func signatureBaseBytes(for message: SignedMessage) throws(HTTPSignatureError) -> [UInt8] {
+    func signatureBaseBytes(for message: SignedMessage) throws -> [UInt8] {
         var parsed = ParsedDictionaries()
         return try signatureBaseBytes(for: message, parsed: &parsed)
     }
 
     /// The signature base, with the dictionary fields and structured fields already parsed for
     /// another signature of the same message (`parsed`) reused, and those parsed here kept.
-    func signatureBaseBytes(for message: SignedMessage, parsed: inout ParsedDictionaries) throws(HTTPSignatureError) -> [UInt8] {
+    func signatureBaseBytes(for message: SignedMessage, parsed: inout ParsedDictionaries) throws -> [UInt8] {
         var base: [UInt8] = []
         base.reserveCapacity(256)
         for component in components {

@@ -54,17 +54,17 @@ public struct SignedMessage: Sendable {
     var fields: HTTPFields { response?.headerFields ?? request?.headerFields ?? [:] }
 
     /// The value of `component` for the signature base (RFC 9421 §2.1, §2.2).
-    func value(of component: SignatureComponent) throws(HTTPSignatureError) -> String {
+    func value(of component: SignatureComponent) throws -> String {
         var parsed = ParsedDictionaries()
         return try value(of: component, parsed: &parsed)
     }
 
     /// The value of `component`, parsing a dictionary field that several `key` components
     /// name only once for the whole base (`parsed` keeps it).
-    func value(of component: SignatureComponent, parsed: inout ParsedDictionaries) throws(HTTPSignatureError) -> String {
+    func value(of component: SignatureComponent, parsed: inout ParsedDictionaries) throws -> String {
         if component.fromRequest {
             guard response != nil, let request else {
-                throw .missingComponent("\(component) (no related request)")
+                throw HTTPSignatureError.missingComponent("\(component) (no related request)")
             }
             var related = SignedMessage.request(request)
             related.structuredFields = structuredFields
@@ -75,7 +75,7 @@ public struct SignedMessage: Sendable {
         return try fieldOrDerivedValue(component, parsed: &parsed, related: false)
     }
 
-    private func fieldOrDerivedValue(_ component: SignatureComponent, parsed: inout ParsedDictionaries, related: Bool) throws(HTTPSignatureError) -> String {
+    private func fieldOrDerivedValue(_ component: SignatureComponent, parsed: inout ParsedDictionaries, related: Bool) throws -> String {
         if component.isDerived { return try derivedValue(component, parsed: &parsed) }
         if let key = component.key, !component.byteSequence {
             let memoKey = (related ? "req " : "") + component.name
@@ -86,11 +86,11 @@ public struct SignedMessage: Sendable {
                 dictionary = try parseDictionary(component.name).lookup
                 parsed.fields[memoKey] = dictionary
             }
-            guard let member = dictionary[key] else { throw .missingComponent(component.description) }
+            guard let member = dictionary[key] else { throw HTTPSignatureError.missingComponent(component.description) }
             do {
                 return try SignatureInput.serialize(member)
             } catch {
-                throw .malformedField(field: component.name, detail: "not a structured field (\(error))")
+                throw HTTPSignatureError.malformedField(field: component.name, detail: "not a structured field (\(error))")
             }
         }
         if component.structured, !component.byteSequence {
@@ -104,10 +104,10 @@ public struct SignedMessage: Sendable {
     }
 
     /// The message's field `name` as a structured dictionary.
-    private func parseDictionary(_ name: String) throws(HTTPSignatureError) -> StructuredDictionaryParser.Parsed {
-        guard let fieldName = HTTPField.Name(name) else { throw .missingComponent(name) }
+    private func parseDictionary(_ name: String) throws -> StructuredDictionaryParser.Parsed {
+        guard let fieldName = HTTPField.Name(name) else { throw HTTPSignatureError.missingComponent(name) }
         let values = fields[values: fieldName]
-        guard !values.isEmpty else { throw .missingComponent(name) }
+        guard !values.isEmpty else { throw HTTPSignatureError.missingComponent(name) }
         return try Self.dictionary(Array(values.joined(separator: ", ").utf8), field: name)
     }
 
@@ -135,23 +135,23 @@ public struct SignedMessage: Sendable {
 
     /// Parses a dictionary with Signet's parser (held to the library's verdicts by the
     /// differential tests) within ``componentFieldLimits``.
-    static func dictionary(_ bytes: [UInt8], field: String) throws(HTTPSignatureError) -> StructuredDictionaryParser.Parsed {
+    static func dictionary(_ bytes: [UInt8], field: String) throws -> StructuredDictionaryParser.Parsed {
         do {
             return try StructuredDictionaryParser.parse(bytes, limits: componentFieldLimits)
         } catch StructuredDictionaryParser.Failure.tooManyMembers, StructuredDictionaryParser.Failure.innerListTooLong,
             StructuredDictionaryParser.Failure.tooManyParameters {
-            throw .tooLarge(what: "the \(field) field a component names", limit: 256)
+            throw HTTPSignatureError.tooLarge(what: "the \(field) field a component names", limit: 256)
         } catch {
-            throw .malformedField(field: field, detail: "not a structured field")
+            throw HTTPSignatureError.malformedField(field: field, detail: "not a structured field")
         }
     }
 
-    private func derivedValue(_ component: SignatureComponent, parsed: inout ParsedDictionaries) throws(HTTPSignatureError) -> String {
+    private func derivedValue(_ component: SignatureComponent, parsed: inout ParsedDictionaries) throws -> String {
         if component.name == "@status" {
-            guard let response else { throw .missingComponent("@status (not a response)") }
+            guard let response else { throw HTTPSignatureError.missingComponent("@status (not a response)") }
             return String(format: "%03d", response.status.code)
         }
-        guard response == nil, let request else { throw .missingComponent("\(component) (a request component, in a response)") }
+        guard response == nil, let request else { throw HTTPSignatureError.missingComponent("\(component) (a request component, in a response)") }
         // CONNECT's request target is the authority (HTTP/2 and swift-http-types carry no path).
         let target = request.method == .connect ? (request.path ?? request.authority ?? "") : (request.path ?? "")
         // Split only for the components that need the parts.
@@ -160,11 +160,11 @@ public struct SignedMessage: Sendable {
         switch component.name {
         case "@method": return request.method.rawValue
         case "@scheme":
-            guard let scheme = request.scheme else { throw .missingComponent("@scheme") }
+            guard let scheme = request.scheme else { throw HTTPSignatureError.missingComponent("@scheme") }
             return scheme.lowercasedIfNeeded
         case "@authority": return try authority(of: request)
         case "@target-uri":
-            guard let scheme = request.scheme else { throw .missingComponent("@target-uri (no scheme)") }
+            guard let scheme = request.scheme else { throw HTTPSignatureError.missingComponent("@target-uri (no scheme)") }
             return scheme.lowercasedIfNeeded + "://" + (try authority(of: request)) + (target.isEmpty ? "/" : target)
         case "@request-target": return target
         case "@path": return pathPart.isEmpty ? "/" : pathPart
@@ -175,28 +175,28 @@ public struct SignedMessage: Sendable {
                 ?? Dictionary(QueryParameters.parse(queryPart ?? "").map { (QueryParameters.encode($0.name), [$0.value]) }, uniquingKeysWith: +)
             parsed.queryParameters = parameters
             let matches = parameters[wanted] ?? []
-            guard let match = matches.first else { throw .missingComponent(component.description) }
+            guard let match = matches.first else { throw HTTPSignatureError.missingComponent(component.description) }
             guard matches.count == 1 else {
-                throw .malformedField(field: "@query", detail: "query parameter \"\(wanted)\" occurs \(matches.count) times; sign @query instead")
+                throw HTTPSignatureError.malformedField(field: "@query", detail: "query parameter \"\(wanted)\" occurs \(matches.count) times; sign @query instead")
             }
             return QueryParameters.encode(match)
-        default: throw .missingComponent(component.name)
+        default: throw HTTPSignatureError.missingComponent(component.name)
         }
     }
 
     /// The authority, lower-cased, without the scheme's default port (RFC 9421 §2.2.3).
-    private func authority(of request: HTTPRequest) throws(HTTPSignatureError) -> String {
-        guard var authority = request.authority?.lowercasedIfNeeded, !authority.isEmpty else { throw .missingComponent("@authority") }
+    private func authority(of request: HTTPRequest) throws -> String {
+        guard var authority = request.authority?.lowercasedIfNeeded, !authority.isEmpty else { throw HTTPSignatureError.missingComponent("@authority") }
         let scheme = request.scheme?.lowercasedIfNeeded
         if scheme == "http", authority.hasSuffix(":80") { authority.removeLast(3) }
         if scheme == "https", authority.hasSuffix(":443") { authority.removeLast(4) }
         return authority
     }
 
-    private func fieldValue(_ component: SignatureComponent, in fields: HTTPFields) throws(HTTPSignatureError) -> String {
-        guard let name = HTTPField.Name(component.name) else { throw .missingComponent(component.name) }
+    private func fieldValue(_ component: SignatureComponent, in fields: HTTPFields) throws -> String {
+        guard let name = HTTPField.Name(component.name) else { throw HTTPSignatureError.missingComponent(component.name) }
         let values = fields[values: name]
-        guard !values.isEmpty else { throw .missingComponent(component.name) }
+        guard !values.isEmpty else { throw HTTPSignatureError.missingComponent(component.name) }
         if component.byteSequence {
             return values.map { ":" + Base64.encode($0.utf8) + ":" }.joined(separator: ", ")
         }
@@ -204,7 +204,7 @@ public struct SignedMessage: Sendable {
         guard component.structured || component.key != nil else { return combined }
         let kind = component.key != nil ? .dictionary : structuredFields[component.name]
         guard let kind else {
-            throw .invalidArgument(detail: "\(component.name) is not a structured field Signet knows the type of; add it to SignedMessage.structuredFields")
+            throw HTTPSignatureError.invalidArgument(detail: "\(component.name) is not a structured field Signet knows the type of; add it to SignedMessage.structuredFields")
         }
         var parser = StructuredFieldValueParser(Array(combined.utf8))
         var serializer = StructuredFieldValueSerializer()
@@ -223,7 +223,7 @@ public struct SignedMessage: Sendable {
         } catch let error as HTTPSignatureError {
             throw error
         } catch {
-            throw .malformedField(field: component.name, detail: "not a structured field (\(error))")
+            throw HTTPSignatureError.malformedField(field: component.name, detail: "not a structured field (\(error))")
         }
     }
 }

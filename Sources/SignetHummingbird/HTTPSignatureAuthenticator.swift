@@ -120,7 +120,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
             verified = try await verifier.verify(.request(publicHead(request.head)), hasBody: (body?.readableBytes ?? 0) > 0) {
                 body.flatMap { Self.digests(of: $0, stated: fields) }
             }
-        } catch {
+        } catch let error as HTTPSignatureError {
             throw verifier.answer(error)
         }
         return try await makeIdentity(verified, request, context)
@@ -150,7 +150,7 @@ public struct HTTPSignatureAuthenticator<Context: AuthRequestContext>: Authentic
     public func verify(head: HTTPRequest, bodyDigests: [ContentDigest.Algorithm: [UInt8]]?) async throws -> VerifiedHTTPSignature {
         do {
             return try await verifier.verify(.request(publicHead(head)), bodyDigests: bodyDigests)
-        } catch {
+        } catch let error as HTTPSignatureError {
             throw verifier.answer(error)
         }
     }

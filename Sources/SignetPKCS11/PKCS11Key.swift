@@ -71,9 +71,9 @@ public struct PKCS11KeyObject: Sendable, Equatable {
 
     /// The public key.
     /// - Throws: ``PKCS11Error/unsupportedKey(uri:detail:)`` when there is none Signet can use.
-    public func requirePublicKey() throws(PKCS11Error) -> PublicKey {
+    public func requirePublicKey() throws -> PublicKey {
         guard let publicKey else {
-            throw .unsupportedKey(uri: uri.description, detail: publicKeyProblem ?? "its public key cannot be read")
+            throw PKCS11Error.unsupportedKey(uri: uri.description, detail: publicKeyProblem ?? "its public key cannot be read")
         }
         return publicKey
     }

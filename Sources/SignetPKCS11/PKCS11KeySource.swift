@@ -106,25 +106,25 @@ public struct PKCS11KeySource: KeySourceProvider {
     /// - Throws: ``PKCS11Error/moduleNotLoadable(path:detail:)`` when nothing names one, or a
     ///   `module-name` is not found; ``PKCS11Error/invalidURI(uri:detail:)`` for a
     ///   `module-name` with a `/`.
-    public func modulePath(for uri: PKCS11URI) throws(PKCS11Error) -> String {
+    public func modulePath(for uri: PKCS11URI) throws -> String {
         if !allowsModulesFromURIs, uri.modulePath != nil || uri.moduleName != nil {
-            throw .invalidURI(uri: uri.description, detail: "module-path and module-name are not accepted here; the module is configured")
+            throw PKCS11Error.invalidURI(uri: uri.description, detail: "module-path and module-name are not accepted here; the module is configured")
         }
         if let path = uri.modulePath { return path }
         if let name = uri.moduleName {
             guard !name.isEmpty, !name.contains("/") else {
-                throw .invalidURI(uri: uri.description, detail: "module-name is a name, not a path (use module-path for a file)")
+                throw PKCS11Error.invalidURI(uri: uri.description, detail: "module-name is a name, not a path (use module-path for a file)")
             }
             for directory in Self.moduleDirectories {
                 for candidate in [directory + "/" + name + ".so", directory + "/" + name] where access(candidate, F_OK) == 0 {
                     return candidate
                 }
             }
-            throw .moduleNotLoadable(path: name, detail: "no module of that name in \(Self.moduleDirectories.joined(separator: ", "))")
+            throw PKCS11Error.moduleNotLoadable(path: name, detail: "no module of that name in \(Self.moduleDirectories.joined(separator: ", "))")
         }
         if let modulePath { return modulePath }
         if access(Self.proxyModulePath, F_OK) == 0 { return Self.proxyModulePath }
-        throw .moduleNotLoadable(
+        throw PKCS11Error.moduleNotLoadable(
             path: "",
             detail: "the URI names none (module-path=…) and none is configured; p11-kit's proxy module, used otherwise, is not installed at \(Self.proxyModulePath)")
     }
@@ -134,10 +134,10 @@ public struct PKCS11KeySource: KeySourceProvider {
     /// - Throws: ``PKCS11Error/invalidURI(uri:detail:)`` for a `pin-source` that is not a local
     ///   `file:` URI, ``PKCS11Error/pinSourceUnreadable(path:detail:)`` when the file cannot be
     ///   read.
-    public func pinProvider(for uri: PKCS11URI) throws(PKCS11Error) -> any PKCS11PINProvider {
+    public func pinProvider(for uri: PKCS11URI) throws -> any PKCS11PINProvider {
         if let value = uri.pinValue {
             guard allowsPINValueInURIs else {
-                throw .invalidURI(uri: uri.description, detail: "pin-value is not accepted here: give the PIN with pin-source=file:… instead")
+                throw PKCS11Error.invalidURI(uri: uri.description, detail: "pin-value is not accepted here: give the PIN with pin-source=file:… instead")
             }
             return PKCS11FixedPIN(value)
         }
@@ -146,22 +146,22 @@ public struct PKCS11KeySource: KeySourceProvider {
     }
 
     /// The first line of the file a `file:` pin source names (without its line ending).
-    static func readPIN(source: String, uri: PKCS11URI) throws(PKCS11Error) -> SecretBytes {
+    static func readPIN(source: String, uri: PKCS11URI) throws -> SecretBytes {
         guard source.hasPrefix("file:") else {
-            throw .invalidURI(uri: uri.description, detail: "pin-source must be a file: URI (file:/path/to/pin)")
+            throw PKCS11Error.invalidURI(uri: uri.description, detail: "pin-source must be a file: URI (file:/path/to/pin)")
         }
         var path = String(source.dropFirst(5))
         if path.hasPrefix("//") {
             let rest = path.dropFirst(2)
             let slash = rest.firstIndex(of: "/") ?? rest.endIndex
             guard rest[..<slash].isEmpty || rest[..<slash] == "localhost", slash < rest.endIndex else {
-                throw .invalidURI(uri: uri.description, detail: "pin-source must name a local file (file:/path or file:///path)")
+                throw PKCS11Error.invalidURI(uri: uri.description, detail: "pin-source must name a local file (file:/path or file:///path)")
             }
             path = String(rest[slash...])
         }
-        guard !path.isEmpty else { throw .invalidURI(uri: uri.description, detail: "pin-source names no file") }
+        guard !path.isEmpty else { throw PKCS11Error.invalidURI(uri: uri.description, detail: "pin-source names no file") }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .pinSourceUnreadable(path: path, detail: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw PKCS11Error.pinSourceUnreadable(path: path, detail: String(cString: strerror(errno))) }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: maximumPINFileLength + 1)
         defer { SecretBytes.zero(&buffer) }
@@ -171,17 +171,17 @@ public struct PKCS11KeySource: KeySourceProvider {
             let count = buffer.withUnsafeMutableBytes { raw in read(fd, raw.baseAddress! + offset, raw.count - offset) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .pinSourceUnreadable(path: path, detail: String(cString: strerror(errno)))
+                throw PKCS11Error.pinSourceUnreadable(path: path, detail: String(cString: strerror(errno)))
             }
             if count == 0 { break }
             total += count
         }
         guard total <= maximumPINFileLength else {
-            throw .pinSourceUnreadable(path: path, detail: "longer than \(maximumPINFileLength) bytes (the PIN goes on the first line)")
+            throw PKCS11Error.pinSourceUnreadable(path: path, detail: "longer than \(maximumPINFileLength) bytes (the PIN goes on the first line)")
         }
         var end = buffer[0..<total].firstIndex(of: UInt8(ascii: "\n")) ?? total
         if end > 0, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        guard end > 0 else { throw .pinSourceUnreadable(path: path, detail: "the first line is empty (the PIN goes there)") }
+        guard end > 0 else { throw PKCS11Error.pinSourceUnreadable(path: path, detail: "the first line is empty (the PIN goes there)") }
         return SecretBytes(buffer[0..<end])
     }
 }

@@ -50,9 +50,9 @@ public final class PKCS11Module: @unchecked Sendable {
     /// - Throws: ``PKCS11Error/moduleNotLoadable(path:detail:)`` when the file cannot be
     ///   loaded or its `C_Initialize` fails, ``PKCS11Error/notAPKCS11Module(path:)`` when it
     ///   has no `C_GetFunctionList`.
-    public static func load(path: String) throws(PKCS11Error) -> PKCS11Module {
+    public static func load(path: String) throws -> PKCS11Module {
         let key = canonicalPath(path)
-        return try loaded.withLock { (modules: inout [String: PKCS11Module]) throws(PKCS11Error) -> PKCS11Module in
+        return try loaded.withLock { (modules: inout [String: PKCS11Module]) throws -> PKCS11Module in
             if let module = modules[key] { return module }
             let module = try PKCS11Module(path: path)
             modules[key] = module
@@ -81,14 +81,14 @@ public final class PKCS11Module: @unchecked Sendable {
         }
     }
 
-    private init(path: String) throws(PKCS11Error) {
+    private init(path: String) throws {
         _ = dlerror()
         guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            throw .moduleNotLoadable(path: path, detail: Self.loaderError() ?? "the dynamic loader refused it")
+            throw PKCS11Error.moduleNotLoadable(path: path, detail: Self.loaderError() ?? "the dynamic loader refused it")
         }
         guard let symbol = dlsym(library, "C_GetFunctionList") else {
             dlclose(library)
-            throw .notAPKCS11Module(path: path)
+            throw PKCS11Error.notAPKCS11Module(path: path)
         }
         let getFunctionList = unsafeBitCast(symbol, to: CK_C_GetFunctionList.self)
         var list: UnsafeMutablePointer<CK_FUNCTION_LIST>? = nil
@@ -98,14 +98,14 @@ public final class PKCS11Module: @unchecked Sendable {
             let detail = listed == CKR_OK
                 ? "C_GetFunctionList gave no function list, or one without C_Initialize"
                 : "C_GetFunctionList failed (\(PKCS11Error.returnValueName(listed)))"
-            throw .moduleNotLoadable(path: path, detail: detail)
+            throw PKCS11Error.moduleNotLoadable(path: path, detail: detail)
         }
         var arguments = CK_C_INITIALIZE_ARGS()
         arguments.flags = CKF_OS_LOCKING_OK
         let initialized: CK_RV = withUnsafeMutablePointer(to: &arguments) { initialize(UnsafeMutableRawPointer($0)) }
         guard initialized == CKR_OK || initialized == CKR_CRYPTOKI_ALREADY_INITIALIZED else {
             dlclose(library)
-            throw .moduleNotLoadable(path: path, detail: "C_Initialize failed (\(PKCS11Error.returnValueName(initialized)))")
+            throw PKCS11Error.moduleNotLoadable(path: path, detail: "C_Initialize failed (\(PKCS11Error.returnValueName(initialized)))")
         }
         var libraryInfo = CK_INFO()
         var described: CK_RV = CKR_FUNCTION_NOT_SUPPORTED
@@ -113,7 +113,7 @@ public final class PKCS11Module: @unchecked Sendable {
         guard described == CKR_OK else {
             if initialized == CKR_OK { _ = list.pointee.C_Finalize?(nil) }
             dlclose(library)
-            throw .moduleNotLoadable(path: path, detail: "C_GetInfo failed (\(PKCS11Error.returnValueName(described)))")
+            throw PKCS11Error.moduleNotLoadable(path: path, detail: "C_GetInfo failed (\(PKCS11Error.returnValueName(described)))")
         }
         self.path = path
         self.library = library

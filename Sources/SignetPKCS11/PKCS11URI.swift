@@ -83,14 +83,14 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
     /// Parses `text`.
     /// - Throws: ``PKCS11Error/invalidURI(uri:detail:)``, whose message shows the URI with any
     ///   `pin-value` hidden.
-    public init(parsing text: String) throws(PKCS11Error) {
+    public init(parsing text: String) throws {
         let shown = Self.redacted(text)
         let bytes = Array(text.utf8)
         guard bytes.count <= Self.maximumLength else {
-            throw .invalidURI(uri: String(shown.prefix(48)) + "…", detail: "longer than \(Self.maximumLength) bytes")
+            throw PKCS11Error.invalidURI(uri: String(shown.prefix(48)) + "…", detail: "longer than \(Self.maximumLength) bytes")
         }
         let scheme = Array("pkcs11:".utf8)
-        guard bytes.starts(with: scheme) else { throw .invalidURI(uri: shown, detail: "it does not start with pkcs11:") }
+        guard bytes.starts(with: scheme) else { throw PKCS11Error.invalidURI(uri: shown, detail: "it does not start with pkcs11:") }
         let rest = bytes[scheme.count...]
         let question = rest.firstIndex(of: UInt8(ascii: "?"))
         let path = rest[..<(question ?? rest.endIndex)]
@@ -98,7 +98,7 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
         if !path.isEmpty {
             for component in path.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false) {
                 let (name, value) = try Self.attribute(component, literal: Self.isPathLiteral, uri: shown)
-                guard seen.insert(name).inserted else { throw .invalidURI(uri: shown, detail: "\(name) appears twice") }
+                guard seen.insert(name).inserted else { throw PKCS11Error.invalidURI(uri: shown, detail: "\(name) appears twice") }
                 try setPathAttribute(name, value, uri: shown)
             }
         }
@@ -107,16 +107,16 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
             for component in rest[rest.index(after: question)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
                 // Perhaps the rest of the PIN: not to be named in a message.
                 guard !afterPIN || Self.isKnownQueryAttribute(component) else {
-                    throw .invalidURI(uri: shown, detail: "what follows pin-value is not an attribute (an '&' in a PIN is written %26)")
+                    throw PKCS11Error.invalidURI(uri: shown, detail: "what follows pin-value is not an attribute (an '&' in a PIN is written %26)")
                 }
                 let (name, value) = try Self.attribute(component, literal: Self.isQueryLiteral, uri: shown)
-                guard seen.insert(name).inserted else { throw .invalidURI(uri: shown, detail: "\(name) appears twice") }
+                guard seen.insert(name).inserted else { throw PKCS11Error.invalidURI(uri: shown, detail: "\(name) appears twice") }
                 try setQueryAttribute(name, value, uri: shown)
                 afterPIN = name == "pin-value"
             }
         }
         if pinSource != nil, pinValue != nil {
-            throw .invalidURI(uri: shown, detail: "pin-source and pin-value cannot both be given")
+            throw PKCS11Error.invalidURI(uri: shown, detail: "pin-source and pin-value cannot both be given")
         }
     }
 
@@ -188,7 +188,7 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
 
     // MARK: Parsing
 
-    private mutating func setPathAttribute(_ name: String, _ value: [UInt8], uri: String) throws(PKCS11Error) {
+    private mutating func setPathAttribute(_ name: String, _ value: [UInt8], uri: String) throws {
         switch name {
         case "token": token = try Self.text(value, name, uri)
         case "manufacturer": manufacturer = try Self.text(value, name, uri)
@@ -204,24 +204,24 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
             let parts = value.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
             guard parts.count <= 2, let major = Self.decimal(parts[0], maximum: 255),
                 parts.count == 1 || Self.decimal(parts[1], maximum: 255) != nil
-            else { throw .invalidURI(uri: uri, detail: "library-version must be M or M.N (numbers up to 255)") }
+            else { throw PKCS11Error.invalidURI(uri: uri, detail: "library-version must be M or M.N (numbers up to 255)") }
             libraryVersion = PKCS11Version(major: UInt8(major), minor: parts.count == 2 ? Self.decimal(parts[1], maximum: 255).map { UInt8($0) } : nil)
         case "slot-id":
             guard let number = Self.decimal(value[...], maximum: UInt.max) else {
-                throw .invalidURI(uri: uri, detail: "slot-id must be a decimal number")
+                throw PKCS11Error.invalidURI(uri: uri, detail: "slot-id must be a decimal number")
             }
             slotID = number
         case "type":
             guard let text = String(validating: value, as: UTF8.self), let kind = PKCS11ObjectType(rawValue: text) else {
-                throw .invalidURI(uri: uri, detail: "type must be one of \(PKCS11ObjectType.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw PKCS11Error.invalidURI(uri: uri, detail: "type must be one of \(PKCS11ObjectType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             type = kind
         default:
-            guard name.hasPrefix("x-") else { throw .invalidURI(uri: uri, detail: "unknown attribute \(name) (vendor attributes start with x-)") }
+            guard name.hasPrefix("x-") else { throw PKCS11Error.invalidURI(uri: uri, detail: "unknown attribute \(name) (vendor attributes start with x-)") }
         }
     }
 
-    private mutating func setQueryAttribute(_ name: String, _ value: [UInt8], uri: String) throws(PKCS11Error) {
+    private mutating func setQueryAttribute(_ name: String, _ value: [UInt8], uri: String) throws {
         switch name {
         case "module-path": modulePath = try Self.text(value, name, uri)
         case "module-name": moduleName = try Self.text(value, name, uri)
@@ -229,19 +229,19 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
         case "pin-value": pinValue = try Self.text(value, name, uri)
         default:
             guard name.hasPrefix("x-") else {
-                throw .invalidURI(uri: uri, detail: "unknown query attribute \(name) (vendor attributes start with x-)")
+                throw PKCS11Error.invalidURI(uri: uri, detail: "unknown query attribute \(name) (vendor attributes start with x-)")
             }
         }
     }
 
     /// Splits `name=value`, checks the name and decodes the value.
-    static func attribute(_ component: ArraySlice<UInt8>, literal: (UInt8) -> Bool, uri: String) throws(PKCS11Error) -> (String, [UInt8]) {
+    static func attribute(_ component: ArraySlice<UInt8>, literal: (UInt8) -> Bool, uri: String) throws -> (String, [UInt8]) {
         guard let equals = component.firstIndex(of: UInt8(ascii: "=")) else {
-            throw .invalidURI(uri: uri, detail: component.isEmpty ? "an empty attribute (two separators in a row?)" : "an attribute without '='")
+            throw PKCS11Error.invalidURI(uri: uri, detail: component.isEmpty ? "an empty attribute (two separators in a row?)" : "an attribute without '='")
         }
         let nameBytes = component[..<equals]
         guard !nameBytes.isEmpty, nameBytes.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
-            throw .invalidURI(uri: uri, detail: "an attribute name must be letters, digits, '-' or '_'")
+            throw PKCS11Error.invalidURI(uri: uri, detail: "an attribute name must be letters, digits, '-' or '_'")
         }
         let name = String(decoding: nameBytes, as: UTF8.self)
         var value: [UInt8] = []
@@ -250,7 +250,7 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
             let byte = component[index]
             if byte == UInt8(ascii: "%") {
                 guard component.endIndex - index >= 3, let high = hexValue(component[index + 1]), let low = hexValue(component[index + 2]) else {
-                    throw .invalidURI(uri: uri, detail: "in \(name): '%' must start an escape of two hex digits (write a '%' itself as %25)")
+                    throw PKCS11Error.invalidURI(uri: uri, detail: "in \(name): '%' must start an escape of two hex digits (write a '%' itself as %25)")
                 }
                 value.append(high << 4 | low)
                 index += 3
@@ -260,7 +260,7 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
                     let isSecret = name.lowercased() == "pin-value"
                     let shownByte = isSecret ? "a character" : byte >= 0x21 && byte < 0x7f
                         ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16, uppercase: true)
-                    throw .invalidURI(uri: uri, detail: "in \(name): \(shownByte) must be percent-encoded (a space is %20)")
+                    throw PKCS11Error.invalidURI(uri: uri, detail: "in \(name): \(shownByte) must be percent-encoded (a space is %20)")
                 }
                 value.append(byte)
                 index += 1
@@ -269,9 +269,9 @@ public struct PKCS11URI: Sendable, Equatable, CustomStringConvertible {
         return (name, value)
     }
 
-    private static func text(_ value: [UInt8], _ name: String, _ uri: String) throws(PKCS11Error) -> String {
+    private static func text(_ value: [UInt8], _ name: String, _ uri: String) throws -> String {
         guard let text = String(validating: value, as: UTF8.self) else {
-            throw .invalidURI(uri: uri, detail: "\(name) is not UTF-8 text once decoded")
+            throw PKCS11Error.invalidURI(uri: uri, detail: "\(name) is not UTF-8 text once decoded")
         }
         return text
     }

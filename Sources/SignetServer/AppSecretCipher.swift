@@ -35,7 +35,7 @@ struct AppSecretCipher: Sendable {
     static func isSealed(_ text: String) -> Bool { text.hasPrefix(prefix) }
 
     /// The stored form of `secret`, the secret of the app `keyID`.
-    func seal(_ secret: SecretBytes, keyID: String) throws(ServerError) -> String {
+    func seal(_ secret: SecretBytes, keyID: String) throws -> String {
         do {
             let box = try secret.withUnsafeBytes { bytes in
                 try AES.GCM.seal(bytes, using: key, authenticating: Self.associatedData(keyID))
@@ -45,22 +45,22 @@ struct AppSecretCipher: Sendable {
         } catch let error as ServerError {
             throw error
         } catch {
-            throw .unavailable(detail: "sealing the secret of \(keyID): \(error)")
+            throw ServerError.unavailable(detail: "sealing the secret of \(keyID): \(error)")
         }
     }
 
     /// The secret of the app `keyID` from its stored form; ``ServerError/unavailable(detail:)``
     /// when the text is not sealed, was altered, belongs to another app or was sealed under
     /// another key.
-    func open(_ text: String, keyID: String) throws(ServerError) -> SecretBytes {
+    func open(_ text: String, keyID: String) throws -> SecretBytes {
         guard Self.isSealed(text) else {
-            throw .unavailable(detail: "the secret of the app \(keyID) is stored in the clear (by an older server?); the next start seals it")
+            throw ServerError.unavailable(detail: "the secret of the app \(keyID) is stored in the clear (by an older server?); the next start seals it")
         }
         guard let combined = Base64.decode(text.dropFirst(Self.prefix.count)), combined.count >= 12 + 16,
               let box = try? AES.GCM.SealedBox(combined: combined),
               var plaintext = try? Array(AES.GCM.open(box, using: key, authenticating: Self.associatedData(keyID)))
         else {
-            throw .unavailable(detail: "the stored secret of the app \(keyID) does not open with this server's app-secret key")
+            throw ServerError.unavailable(detail: "the stored secret of the app \(keyID) does not open with this server's app-secret key")
         }
         return SecretBytes(consuming: &plaintext)
     }

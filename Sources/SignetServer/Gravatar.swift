@@ -22,7 +22,7 @@ package enum Gravatar {
     /// - Parameters:
     ///   - size: the edge in pixels (1…2048); nil leaves Gravatar's default (80).
     ///   - fallback: what to show when there is no avatar (`identicon`, `mp`, `404`, …).
-    package static func url(email: String, size: Int? = nil, fallback: String? = nil, using hash: Hash = .sha256) throws(SignetCoreError) -> String {
+    package static func url(email: String, size: Int? = nil, fallback: String? = nil, using hash: Hash = .sha256) throws -> String {
         var url = "https://gravatar.com/avatar/" + Self.hash(email: email, using: hash)
         var query: [String] = []
         if let size {

@@ -14,20 +14,20 @@ public struct IPAddressRange: Sendable, Hashable, CustomStringConvertible {
     package let prefixLength: Int
 
     /// Parses `10.0.0.0/8`, `192.0.2.7`, `2001:db8::/32` or `::1`; the host bits must be zero.
-    public init(_ text: String) throws(ServerError) {
+    public init(_ text: String) throws {
         let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard let address = Self.bytes(of: String(parts[0])) else {
-            throw .configuration(detail: "\"\(text.prefix(60))\" is not an IP address or CIDR block (10.0.0.0/8, 2001:db8::/32)")
+            throw ServerError.configuration(detail: "\"\(text.prefix(60))\" is not an IP address or CIDR block (10.0.0.0/8, 2001:db8::/32)")
         }
         var length = address.count * 8
         if parts.count == 2 {
             guard let given = Int(parts[1]), (0...length).contains(given), parts[1].allSatisfy(\.isASCII) else {
-                throw .configuration(detail: "\"\(text.prefix(60))\": the prefix length must be 0 to \(length)")
+                throw ServerError.configuration(detail: "\"\(text.prefix(60))\": the prefix length must be 0 to \(length)")
             }
             length = given
         }
         guard Self.masked(address, length) == address else {
-            throw .configuration(detail: "\"\(text.prefix(60))\": the address has bits set past the /\(length) prefix")
+            throw ServerError.configuration(detail: "\"\(text.prefix(60))\": the address has bits set past the /\(length) prefix")
         }
         network = address
         prefixLength = length

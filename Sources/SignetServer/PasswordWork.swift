@@ -13,36 +13,36 @@ struct PasswordWork: Sendable {
     let decoy: String
     let gate: PasswordGate
 
-    init(hasher: PasswordHasher, workers: Int, queue: Int) throws(ServerError) {
+    init(hasher: PasswordHasher, workers: Int, queue: Int) throws {
         self.hasher = hasher
         gate = PasswordGate(workers: workers, queue: queue)
         do {
             decoy = try hasher.hash(SecretBytes(RandomBytes.make(16)))
         } catch {
-            throw .configuration(detail: "the password hasher cannot hash: \(error)")
+            throw ServerError.configuration(detail: "the password hasher cannot hash: \(error)")
         }
     }
 
-    func hash(_ password: String) async throws(ServerError) -> String {
+    func hash(_ password: String) async throws -> String {
         let hasher = self.hasher
         return try await run("password hashing") { try hasher.hash(SecretBytes(Array(password.utf8))) }
     }
 
     /// Whether `password` matches `stored` (or, with no stored hash, the decoy: always false).
-    func verify(_ password: String, against stored: String?) async throws(ServerError) -> Bool {
+    func verify(_ password: String, against stored: String?) async throws -> Bool {
         let hasher = self.hasher
         let target = stored ?? decoy
         let matches = try await run("password verification") { try hasher.verify(SecretBytes(Array(password.utf8)), against: target) }
         return matches && stored != nil
     }
 
-    private func run<T: Sendable>(_ what: String, _ work: @escaping @Sendable () throws -> T) async throws(ServerError) -> T {
+    private func run<T: Sendable>(_ what: String, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await gate.enter()
         defer { gate.leave() }
         do {
             return try await NIOThreadPool.singleton.runIfActive(work)
         } catch {
-            throw .unavailable(detail: "\(what): \(error)")
+            throw ServerError.unavailable(detail: "\(what): \(error)")
         }
     }
 }
@@ -70,7 +70,7 @@ final class PasswordGate: Sendable {
     var retryAfter: Int { max(1, (queue + workers) / workers) }
 
     /// Takes a worker's place, waiting for one when all are busy; throws when the queue is full.
-    func enter() async throws(ServerError) {
+    func enter() async throws {
         enum Admission { case now, wait, refuse }
         let admission: Admission = state.withLock { state in
             if state.running < workers {
@@ -81,7 +81,7 @@ final class PasswordGate: Sendable {
         }
         switch admission {
         case .now: return
-        case .refuse: throw .overloaded(retryAfter: retryAfter)
+        case .refuse: throw ServerError.overloaded(retryAfter: retryAfter)
         case .wait:
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let admitted: Bool = state.withLock { state in

@@ -32,7 +32,7 @@ public final class PrincipalDirectory: HTTPSignatureKeyStore {
     }
 
     /// The principal under `keyID`, as fresh as ``maximumAge``.
-    public func principal(for keyID: String) async throws(ServerError) -> Principal? {
+    public func principal(for keyID: String) async throws -> Principal? {
         try await entry(for: keyID).principal
     }
 
@@ -41,7 +41,7 @@ public final class PrincipalDirectory: HTTPSignatureKeyStore {
         entries.withLock { $0.removeAll() }
     }
 
-    private func entry(for keyID: String) async throws(ServerError) -> Entry {
+    private func entry(for keyID: String) async throws -> Entry {
         let now = ContinuousClock.now
         if let cached = entries.withLock({ $0[keyID] }), now - cached.fetched < maximumAge { return cached }
         let found = try await store.principals.find(keyID: keyID)

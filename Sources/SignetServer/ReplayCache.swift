@@ -67,12 +67,12 @@ package final class LocalReplayCache: NonceCache {
     /// start after the previous process's high-water mark, waits for the next whole second and
     /// loads the future-dated nonces of earlier processes. Runs before the server listens;
     /// nothing if it already has.
-    package func prepare(path: String, logger: Logger, wait: Duration = .seconds(30)) async throws(ServerError) {
+    package func prepare(path: String, logger: Logger, wait: Duration = .seconds(30)) async throws {
         let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         // A second name of the same file would give a second lock (and SQLite its own -wal).
         var info = stat()
         if stat(real, &info) == 0, info.st_nlink > 1 {
-            throw .configuration(detail: "\(real) has \(info.st_nlink) hard links: one SQLite database has one server, and another name for it would let a second run beside this one; remove the other links")
+            throw ServerError.configuration(detail: "\(real) has \(info.st_nlink) hard links: one SQLite database has one server, and another name for it would let a second run beside this one; remove the other links")
         }
         guard let lock = try await takeLock(real + "-node.lock", logger: logger, wait: wait) else { return }
         let previous = Self.readHighWater(lock)
@@ -81,7 +81,7 @@ package final class LocalReplayCache: NonceCache {
         // Consumed before anything is served: a snapshot read twice would restore a bound that
         // a later process has since passed.
         if unlink(snapshotPath) != 0, errno != ENOENT {
-            throw .configuration(detail: "\(snapshotPath): cannot remove the replay cache's snapshot: \(String(cString: strerror(errno)))")
+            throw ServerError.configuration(detail: "\(snapshotPath): cannot remove the replay cache's snapshot: \(String(cString: strerror(errno)))")
         }
         // The mark only ever rises, whatever this clock says.
         if previous != Int64.min { highWater.store(previous, ordering: .sequentiallyConsistent) }
@@ -111,7 +111,7 @@ package final class LocalReplayCache: NonceCache {
         try? await Task.sleep(for: .milliseconds(Int64(((now.rounded(.down) + 1 - now) * 1000).rounded(.up))))
         let stored = try await store.nonces.unexpired(limit: memory.capacity + 1)
         guard stored.count + memory.count <= memory.capacity else {
-            throw .configuration(detail: "the database holds more unexpired nonces than the replay cache's \(memory.capacity); raise its size, or start again once they expire")
+            throw ServerError.configuration(detail: "the database holds more unexpired nonces than the replay cache's \(memory.capacity); raise its size, or start again once they expire")
         }
         for nonce in stored {
             _ = try? await memory.insert(nonce: nonce.nonce, keyID: nonce.keyID, until: Date(timeIntervalSince1970: TimeInterval(nonce.expiry)))
@@ -150,18 +150,18 @@ package final class LocalReplayCache: NonceCache {
     private let startKept = Atomic<Int64>(Int64.max)
     private var startBeforeStop: Int64 { startKept.load(ordering: .sequentiallyConsistent) }
 
-    private func takeLock(_ path: String, logger: Logger, wait: Duration) async throws(ServerError) -> Int32? {
+    private func takeLock(_ path: String, logger: Logger, wait: Duration) async throws -> Int32? {
         if files.withLock({ $0.lock >= 0 }) { return nil }
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, FileAccess.privateFile)
         guard descriptor >= 0 else {
-            throw .configuration(detail: "\(path): cannot open the serving lock: \(String(cString: strerror(errno)))")
+            throw ServerError.configuration(detail: "\(path): cannot open the serving lock: \(String(cString: strerror(errno)))")
         }
         let deadline = ContinuousClock.now + wait
         var told = false
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline, !Task.isCancelled else {
                 close(descriptor)
-                throw .configuration(detail: "another server has been serving this SQLite database for \(wait) (\(path) is locked); one SQLite database has one server, several nodes need PostgreSQL")
+                throw ServerError.configuration(detail: "another server has been serving this SQLite database for \(wait) (\(path) is locked); one SQLite database has one server, several nodes need PostgreSQL")
             }
             if !told {
                 logger.warning("waiting for the other server on this SQLite database to stop", metadata: ["lock": "\(path)"])
@@ -181,14 +181,14 @@ package final class LocalReplayCache: NonceCache {
     }
 
     /// Writes `second` as the high-water mark before a signature of that second is accepted.
-    private func raiseHighWater(to second: Int64) throws(ServerError) {
+    private func raiseHighWater(to second: Int64) throws {
         guard second > highWater.load(ordering: .relaxed) else { return }
         let written = files.withLock { files -> Bool in
             guard files.lock >= 0 else { return false }
             var value = second.littleEndian
             return withUnsafeBytes(of: &value) { pwrite(files.lock, $0.baseAddress, 8, 0) } == 8
         }
-        guard written else { throw .unavailable(detail: "the replay cache's high-water mark could not be written") }
+        guard written else { throw ServerError.unavailable(detail: "the replay cache's high-water mark could not be written") }
         highWater.store(second, ordering: .sequentiallyConsistent)
     }
 
@@ -219,31 +219,31 @@ package final class LocalReplayCache: NonceCache {
         return snapshot
     }
 
-    package func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+    package func insert(nonce: String, keyID: String, until expiry: Date) async throws -> Bool {
         try await insert(nonce: nonce, keyID: keyID, created: nil, until: expiry)
     }
 
-    package func insert(nonce: String, keyID: String, created: Int64?, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+    package func insert(nonce: String, keyID: String, created: Int64?, until expiry: Date) async throws -> Bool {
         let start = start.load(ordering: .relaxed)
         // Without `created` (a policy that does not require it) the database decides.
         guard let created else { return try await stored(nonce: nonce, keyID: keyID, until: expiry) }
-        guard created >= start else { throw .createdBeforeStart(created: created, start: start) }
+        guard created >= start else { throw HTTPSignatureError.createdBeforeStart(created: created, start: start) }
         let second = self.second
         do {
             try raiseHighWater(to: second)
         } catch {
-            throw .replayCacheFull(detail: "the replay record could not be written")
+            throw HTTPSignatureError.replayCacheFull(detail: "the replay record could not be written")
         }
         guard try await memory.insert(nonce: nonce, keyID: keyID, until: expiry) else { return false }
         guard created > second else { return true }
         return try await stored(nonce: nonce, keyID: keyID, until: expiry)
     }
 
-    private func stored(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+    private func stored(nonce: String, keyID: String, until expiry: Date) async throws -> Bool {
         do {
             return try await store.nonces.insert(nonce, keyID: keyID, until: Int64(expiry.timeIntervalSince1970.rounded(.up)))
         } catch {
-            throw .replayCacheFull(detail: "the database did not record the nonce")
+            throw HTTPSignatureError.replayCacheFull(detail: "the database did not record the nonce")
         }
     }
 }
@@ -276,7 +276,7 @@ final class SharedReplayCache: NonceCache {
         self.metrics = metrics
     }
 
-    func insert(nonce: String, keyID: String, until expiry: Date) async throws(HTTPSignatureError) -> Bool {
+    func insert(nonce: String, keyID: String, until expiry: Date) async throws -> Bool {
         let expiry = Int64(expiry.timeIntervalSince1970.rounded(.up))
         let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Bool, HTTPSignatureError>, Never>) in
             let flush = state.withLock { state -> Bool in

@@ -33,14 +33,14 @@ struct ResourcePublisher: Sendable {
     /// version (an upload retried).
     func publish(
         name: String, upload path: String, kind: Upload, expires: Date?, by admin: String, workFolder: String
-    ) async throws(ServerError) -> (record: ResourceRecord, created: Bool) {
+    ) async throws -> (record: ResourceRecord, created: Bool) {
         do {
             try BundleName.validate(name, source: "the resource name")
         } catch {
-            throw .unprocessable(field: "name", detail: error.description)
+            throw ServerError.unprocessable(field: "name", detail: String(describing: error))
         }
         guard let trust = try await store.trustRoots.current() else {
-            throw .conflict(detail: "the server has no trust root yet, so it cannot publish")
+            throw ServerError.conflict(detail: "the server has no trust root yet, so it cannot publish")
         }
         let latest = try await store.resources.latest(name: name)
         let bundlePath: String
@@ -55,14 +55,14 @@ struct ResourcePublisher: Sendable {
             verified = try await BundleVerifier(trust: trust, limits: limits, now: store.clock.now, expectedName: name).verify(path: bundlePath)
         } catch let error as BundleError {
             // The work folder's path means nothing to the client.
-            throw .unprocessable(field: "the bundle", detail: error.description.replacingOccurrences(of: bundlePath + ": ", with: ""))
+            throw ServerError.unprocessable(field: "the bundle", detail: error.description.replacingOccurrences(of: bundlePath + ": ", with: ""))
         } catch {
-            throw .unprocessable(field: "the bundle", detail: "\(error)")
+            throw ServerError.unprocessable(field: "the bundle", detail: "\(error)")
         }
         let manifestDigest = Hex.encode(verified.manifestDigest)
         if let latest, verified.manifest.version <= latest.version {
             if verified.manifest.version == latest.version, latest.manifestSHA256 == manifestDigest { return (latest, false) }
-            throw .conflict(detail: "\(name) is already at version \(latest.version); a version is published once, and only a newer one after it")
+            throw ServerError.conflict(detail: "\(name) is already at version \(latest.version); a version is published once, and only a newer one after it")
         }
         let unstored = ResourceRecord(
             name: name, version: verified.manifest.version, size: 0, sha256: "", manifestSHA256: manifestDigest,
@@ -74,36 +74,36 @@ struct ResourcePublisher: Sendable {
 
     /// Unpacks the tar into a folder beside it and bundles that folder as version `version`,
     /// signed by the server's key.
-    private func build(name: String, version: Int64, tar: String, expires: Date?, trust: TrustRoot, workFolder: String) async throws(ServerError) -> String {
-        guard let signer else { throw .conflict(detail: "the server has no signing key; upload a bundle signed offline") }
+    private func build(name: String, version: Int64, tar: String, expires: Date?, trust: TrustRoot, workFolder: String) async throws -> String {
+        guard let signer else { throw ServerError.conflict(detail: "the server has no signing key; upload a bundle signed offline") }
         let keyID = signer.publicKey.fingerprint
         guard trust.threshold == 1, trust.keys.contains(where: { $0.keyID == keyID }) else {
-            throw .conflict(detail: "the trust root (version \(trust.version)) needs \(trust.threshold) signature(s) from its keys and the server's key \(keyID) \(trust.keys.contains { $0.keyID == keyID } ? "is one" : "is not among them"); upload a bundle signed offline")
+            throw ServerError.conflict(detail: "the trust root (version \(trust.version)) needs \(trust.threshold) signature(s) from its keys and the server's key \(keyID) \(trust.keys.contains { $0.keyID == keyID } ? "is one" : "is not among them"); upload a bundle signed offline")
         }
         let tree = workFolder + "/tree"
         let entries = try Self.unpack(tar: tar, into: tree, limits: limits)
-        guard !entries.isEmpty else { throw .unprocessable(field: "the tar", detail: "it holds no files") }
+        guard !entries.isEmpty else { throw ServerError.unprocessable(field: "the tar", detail: "it holds no files") }
         let output = workFolder + "/bundle"
         do {
             _ = try await BundleCreator(name: name, version: version, expires: expires, created: store.clock.now, limits: limits)
                 .create(inputs: [tree], signers: [signer], output: output)
         } catch let error as BundleError {
             switch error {
-            case .invalidArgument, .unsafeEntry: throw .unprocessable(field: "the tar", detail: error.description)
-            default: throw .unavailable(detail: "building the bundle: \(error)")
+            case .invalidArgument, .unsafeEntry: throw ServerError.unprocessable(field: "the tar", detail: error.description)
+            default: throw ServerError.unavailable(detail: "building the bundle: \(error)")
             }
         } catch {
-            throw .unavailable(detail: "building the bundle: \(error)")
+            throw ServerError.unavailable(detail: "building the bundle: \(error)")
         }
         return output
     }
 
     /// Writes the tar's regular files under `folder` (created here), each created exclusively
     /// and never through a link.
-    static func unpack(tar: String, into folder: String, limits: BundleLimits) throws(ServerError) -> [TarReader.Entry] {
-        guard mkdir(folder, 0o700) == 0 else { throw .unavailable(detail: "\(folder): \(String(cString: strerror(errno)))") }
+    static func unpack(tar: String, into folder: String, limits: BundleLimits) throws -> [TarReader.Entry] {
+        guard mkdir(folder, 0o700) == 0 else { throw ServerError.unavailable(detail: "\(folder): \(String(cString: strerror(errno)))") }
         let input: TarFile
-        do { input = try TarFile(path: tar) } catch { throw .unavailable(detail: "\(tar): \(error)") }
+        do { input = try TarFile(path: tar) } catch { throw ServerError.unavailable(detail: "\(tar): \(error)") }
         do {
             return try TarReader(limits: limits).read(input) { (entry, data) throws in
                 let components = entry.path.split(separator: "/").map(String.init)
@@ -130,10 +130,10 @@ struct ResourcePublisher: Sendable {
         } catch let error as ServerError {
             throw error
         } catch let error as BundleError {
-            guard case .malformed(let source, let detail) = error else { throw .unprocessable(field: "the tar", detail: error.description) }
-            throw .unprocessable(field: source, detail: detail)
+            guard case .malformed(let source, let detail) = error else { throw ServerError.unprocessable(field: "the tar", detail: error.description) }
+            throw ServerError.unprocessable(field: source, detail: detail)
         } catch {
-            throw .unavailable(detail: "\(tar): \(error)")
+            throw ServerError.unavailable(detail: "\(tar): \(error)")
         }
     }
 }
@@ -142,19 +142,19 @@ struct ResourcePublisher: Sendable {
 final class TarFile: TarInput {
     private let input: FileInput
 
-    init(path: String) throws(SignetCoreError) { input = try FileInput(path: path) }
+    init(path: String) throws { input = try FileInput(path: path) }
 
-    func read(_ count: Int) throws(ServerError) -> [UInt8] {
+    func read(_ count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
             let got: Int
             do {
-                got = try bytes.withUnsafeMutableBytes { buffer throws(SignetCoreError) in
+                got = try bytes.withUnsafeMutableBytes { buffer throws in
                     try input.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
                 }
             } catch {
-                throw .unavailable(detail: "reading the upload: \(error)")
+                throw ServerError.unavailable(detail: "reading the upload: \(error)")
             }
             if got == 0 { break }
             filled += got

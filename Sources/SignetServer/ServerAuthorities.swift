@@ -32,12 +32,12 @@ struct ServerAuthorities: Sendable {
 
     /// Throws ``ServerError/wrongAuthority(authority:)`` unless `authority` (`host[:port]`, as
     /// the request's `Host` gives it) names this server on `localPort`.
-    func check(_ authority: String?, localPort: Int?, scheme: String) throws(ServerError) {
-        guard let authority, !authority.isEmpty else { throw .wrongAuthority(authority: "") }
+    func check(_ authority: String?, localPort: Int?, scheme: String) throws {
+        guard let authority, !authority.isEmpty else { throw ServerError.wrongAuthority(authority: "") }
         let (host, port) = Self.split(authority)
         let defaultPort = scheme == "https" ? 443 : 80
         guard let host, accepts(host), (port ?? defaultPort) == (localPort ?? defaultPort) else {
-            throw .wrongAuthority(authority: String(authority.prefix(200)))
+            throw ServerError.wrongAuthority(authority: String(authority.prefix(200)))
         }
     }
 

@@ -22,23 +22,23 @@ extension ServerDataFolder {
     /// folder's keys needs anyway); a process id alone would not do, since ids are reused and
     /// differ between containers. It runs under the data folder's lock, so a folder being made
     /// is never taken for a leftover.
-    public func openWorkFolder() throws(ServerError) -> String {
+    public func openWorkFolder() throws -> String {
         let lock = try acquireLock()
         defer { close(lock) }
         let work = workPath
         guard mkdir(work, FileAccess.privateFolder) == 0 || errno == EEXIST else {
-            throw .configuration(detail: "\(work): cannot create the work folder: \(String(cString: strerror(errno)))")
+            throw ServerError.configuration(detail: "\(work): cannot create the work folder: \(String(cString: strerror(errno)))")
         }
         try FileAccess.restrict(work)
         removeAbandonedWorkFolders(in: work)
         var template = Array("\(work)/\(Self.workFolderPrefix)\(getpid())-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw .configuration(detail: "\(work): cannot create a work folder in it: \(String(cString: strerror(errno)))")
+            throw ServerError.configuration(detail: "\(work): cannot create a work folder in it: \(String(cString: strerror(errno)))")
         }
         let folder = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let held = open(folder + "/.lock", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FileAccess.privateFile)
         guard held >= 0, flock(held, LOCK_EX | LOCK_NB) == 0 else {
-            throw .configuration(detail: "\(folder)/.lock: cannot lock the work folder: \(String(cString: strerror(errno)))")
+            throw ServerError.configuration(detail: "\(folder)/.lock: cannot lock the work folder: \(String(cString: strerror(errno)))")
         }
         // `held` stays open, and so locked, until the process ends: that is what marks the
         // folder as in use.

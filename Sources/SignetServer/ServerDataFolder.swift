@@ -61,12 +61,12 @@ public struct ServerDataFolder: Sendable {
     public var trustRootPath: String { path + "/trust.json" }
 
     /// Writes `root` to ``trustRootPath`` (atomically, when it changed).
-    public func writeTrustRoot(_ root: TrustRoot) throws(ServerError) {
+    public func writeTrustRoot(_ root: TrustRoot) throws {
         guard (try? FileInput.readAll(path: trustRootPath, limit: 1 << 20)) != root.fileBytes else { return }
         do {
             try AtomicFile.write(root.fileBytes, to: trustRootPath, permissions: .privateToOwner, overwrite: true)
         } catch {
-            throw .configuration(detail: "\(trustRootPath): \(error)")
+            throw ServerError.configuration(detail: "\(trustRootPath): \(error)")
         }
     }
 
@@ -91,12 +91,12 @@ public struct ServerDataFolder: Sendable {
     /// agree on one set of keys). A folder that others may write or another user owns is
     /// refused (``checkAccess()``); the folder and what is directly in it are narrowed to 0700
     /// and 0600 (``restrictAccess()``).
-    public func prepare() async throws(ServerError) -> Identity {
+    public func prepare() async throws -> Identity {
         try checkAccess()
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .configuration(detail: "\(path): cannot create the data folder: \(error.localizedDescription)")
+            throw ServerError.configuration(detail: "\(path): cannot create the data folder: \(error.localizedDescription)")
         }
         try restrictAccess()
         let lock = try acquireLock()
@@ -106,7 +106,7 @@ public struct ServerDataFolder: Sendable {
         } catch let error as ServerError {
             throw error
         } catch {
-            throw .configuration(detail: "\(path): \(error)")
+            throw ServerError.configuration(detail: "\(path): \(error)")
         }
     }
 

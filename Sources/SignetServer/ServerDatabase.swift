@@ -86,7 +86,7 @@ public final class ServerDatabase: Sendable {
     }
 
     /// Opens a pool to `location`; nothing is connected until the first query.
-    public init(location: DatabaseLocation, logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(ServerError) {
+    public init(location: DatabaseLocation, logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
         self.location = location
         self.logger = logger
         switch location {
@@ -109,7 +109,7 @@ public final class ServerDatabase: Sendable {
             do {
                 configuration = try SQLPostgresConfiguration(url: url)
             } catch {
-                throw .configuration(detail: "\(location): not a PostgreSQL URL (postgres://user:password@host:port/database)")
+                throw ServerError.configuration(detail: "\(location): not a PostgreSQL URL (postgres://user:password@host:port/database)")
             }
             func makePool(relaxed: Bool) -> Pool {
                 let source = TunedPostgresSource(base: PostgresConnectionSource(sqlConfiguration: configuration), relaxed: relaxed)
@@ -130,7 +130,7 @@ public final class ServerDatabase: Sendable {
     /// ``ServerError/unavailable(detail:)``; a ``ServerError`` thrown by `body` passes as is.
     package func withConnection<T: Sendable>(
         durability: Durability = .full, _ body: @Sendable (any SQLDatabase) async throws -> T
-    ) async throws(ServerError) -> T {
+    ) async throws -> T {
         let observer = connectionWaitObserver.withLock { $0 }
         let start = ContinuousClock.now
         // A wait that ends in a failure (the pool timed out) is observed too.
@@ -155,14 +155,14 @@ public final class ServerDatabase: Sendable {
             throw error
         } catch {
             logger.error("database failure", metadata: ["database": "\(location)", "error": "\(String(reflecting: error))"])
-            throw .unavailable(detail: "database: \(error)")
+            throw ServerError.unavailable(detail: "database: \(error)")
         }
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     /// On SQLite the transaction takes the write lock at once (`BEGIN IMMEDIATE`), so two
     /// writers queue instead of failing on a lock upgrade.
-    package func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws(ServerError) -> T {
+    package func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let begin = isSQLite ? "BEGIN IMMEDIATE" : "BEGIN"
         return try await withConnection { database in
             try await database.raw(SQLQueryString(begin)).run()

@@ -110,7 +110,7 @@ enum ServerMigrations {
 
     /// Brings the schema up to date; returns the versions applied now.
     @discardableResult
-    static func migrate(_ database: ServerDatabase, now: Int64) async throws(ServerError) -> [Int] {
+    static func migrate(_ database: ServerDatabase, now: Int64) async throws -> [Int] {
         let postgres = !database.isSQLite
         return try await database.transaction { sql in
             if postgres {

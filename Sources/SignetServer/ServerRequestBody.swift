@@ -6,28 +6,28 @@ import NIOCore
 /// Reads a request's JSON body (``decode(_:bytes:)`` is the part after reading, for fuzzing): `application/json` only (415), within the size limit (413),
 /// valid UTF-8 JSON (400), of the endpoint's shape (422 naming the field).
 package enum ServerRequestBody {
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws(ServerError) -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
         let contentType = request.headers[.contentType] ?? ""
         let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        guard mediaType == "application/json" else { throw .unsupportedMediaType(contentType: String(contentType.prefix(100))) }
+        guard mediaType == "application/json" else { throw ServerError.unsupportedMediaType(contentType: String(contentType.prefix(100))) }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: limit)
         } catch {
-            throw .payloadTooLarge(limit: limit)
+            throw ServerError.payloadTooLarge(limit: limit)
         }
         return try decode(T.self, bytes: Data(buffer.readableBytesView))
     }
 
     /// Decodes a body already read: valid UTF-8 JSON (400) of the endpoint's shape (422).
-    package static func decode<T: Decodable>(_ type: T.Type, bytes: Data) throws(ServerError) -> T {
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw .badRequest(detail: "the body is not valid UTF-8") }
+    package static func decode<T: Decodable>(_ type: T.Type, bytes: Data) throws -> T {
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw ServerError.badRequest(detail: "the body is not valid UTF-8") }
         do {
             return try JSONDecoder().decode(T.self, from: bytes)
         } catch let error as DecodingError {
             throw describe(error)
         } catch {
-            throw .badRequest(detail: "the body is not JSON")
+            throw ServerError.badRequest(detail: "the body is not JSON")
         }
     }
 

@@ -26,10 +26,10 @@ public struct ServerRequestContext: AuthRequestContext, RequestContext {
 
     /// The signing principal; 401 when there is none (a route reached without the
     /// authenticator is a programming error, refused rather than served).
-    func principal(role: Principal.Role) throws(ServerError) -> Principal {
-        guard let identity else { throw .unauthorized(detail: "the request is not signed by an enrolled key") }
+    func principal(role: Principal.Role) throws -> Principal {
+        guard let identity else { throw ServerError.unauthorized(detail: "the request is not signed by an enrolled key") }
         guard identity.role == role else {
-            throw .forbidden(detail: role == .admin
+            throw ServerError.forbidden(detail: role == .admin
                 ? "the admin API takes requests signed by an admin key; \(identity.name) is an app"
                 : "this endpoint takes requests signed by an app key; \(identity.name) is an admin")
         }
@@ -62,7 +62,7 @@ struct AuthorityMiddleware: RouterMiddleware {
     }
 
     /// The check alone, for a route outside the group the middleware guards.
-    func check(_ request: Request, context: Context) throws(ServerError) {
+    func check(_ request: Request, context: Context) throws {
         try authorities.check(request.head.authority, localPort: context.localPort, scheme: scheme)
     }
 }

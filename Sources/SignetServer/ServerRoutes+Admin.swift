@@ -60,18 +60,18 @@ extension ServerRoutes {
     }
 
     /// Enrols an app or admin from an enrolment body.
-    func enrol(_ body: AdminAPI.Enrolment, role: Principal.Role) async throws(ServerError) -> AdminAPI.Enrolled {
+    func enrol(_ body: AdminAPI.Enrolment, role: Principal.Role) async throws -> AdminAPI.Enrolled {
         try AdminAPI.checkName(body.name)
         let now = store.now
         if body.hmac == true {
-            guard role == .app else { throw .unprocessable(field: "hmac", detail: "admins sign with a public key") }
-            guard body.publicKey == nil else { throw .unprocessable(field: "publicKey", detail: "an HMAC app has no public key") }
+            guard role == .app else { throw ServerError.unprocessable(field: "hmac", detail: "admins sign with a public key") }
+            guard body.publicKey == nil else { throw ServerError.unprocessable(field: "publicKey", detail: "an HMAC app has no public key") }
             let secret = SecretBytes(RandomBytes.make(32))
             let principal = Principal(keyID: body.name, role: role, name: body.name, algorithm: .hmacSHA256, createdAt: now)
             try await store.principals.add(principal, secret: secret)
             return Self.enrolled(principal, secret: secret.withUnsafeBytes { Base64.encode(Array($0)) })
         }
-        guard let text = body.publicKey else { throw .unprocessable(field: "publicKey", detail: "is required (or hmac: true for an app)") }
+        guard let text = body.publicKey else { throw ServerError.unprocessable(field: "publicKey", detail: "is required (or hmac: true for an app)") }
         let key = try AdminAPI.publicKey(text)
         let algorithm = try AdminAPI.algorithm(body.algorithm, for: key)
         let principal = Principal(
@@ -82,13 +82,13 @@ extension ServerRoutes {
     }
 
     /// A path parameter, percent-decoded (a client may escape `@` in an e-mail address).
-    static func pathParameter(_ name: String, _ context: ServerRequestContext) throws(ServerError) -> String {
+    static func pathParameter(_ name: String, _ context: ServerRequestContext) throws -> String {
         guard let raw = context.parameters.get(name), let value = raw.removingPercentEncoding, !value.isEmpty else {
-            throw .badRequest(detail: "the path's \(name) is missing or not valid percent-encoding")
+            throw ServerError.badRequest(detail: "the path's \(name) is missing or not valid percent-encoding")
         }
         // A NUL or another control character is no name, and PostgreSQL cannot even compare one.
         guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .badRequest(detail: "the path's \(name) contains a control character")
+            throw ServerError.badRequest(detail: "the path's \(name) contains a control character")
         }
         return value
     }

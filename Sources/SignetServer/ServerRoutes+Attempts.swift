@@ -14,19 +14,19 @@ extension ServerRoutes {
         let window: Int64
 
         /// A wrong password: the account's failures from all addresses grow by one.
-        func failed() async throws(ServerError) {
+        func failed() async throws {
             _ = try await store.limits.countAttempt(bucket: accountBucket, limit: .max, window: window)
         }
 
         /// The password was never checked (the server was too busy to): the attempt is given back.
-        func notTried() async throws(ServerError) {
+        func notTried() async throws {
             try await store.limits.forgiveAttempt(bucket: pairBucket)
             try await store.limits.forgiveAttempt(bucket: addressBucket)
         }
 
         /// The right password is not a failure: this address starts afresh at this account
         /// and gets its attempt back.
-        func succeeded() async throws(ServerError) {
+        func succeeded() async throws {
             try await store.limits.clearFailures(bucket: pairBucket)
             try await store.limits.forgiveAttempt(bucket: addressBucket)
             _ = try await store.limits.countAttempt(bucket: successBucket, limit: .max, window: window)
@@ -41,7 +41,7 @@ extension ServerRoutes {
     /// ``ServerConfiguration/failedSignInsPerAccountUnderAlarm`` failures at it (two: a typo and
     /// the right password) instead of ``ServerConfiguration/failedSignInsPerAccount``; an address
     /// that has not failed there, the owner's, still gets its attempts.
-    func countSignIn(email: String, from address: String) async throws(ServerError) -> SignInAttempt {
+    func countSignIn(email: String, from address: String) async throws -> SignInAttempt {
         let address = ClientAddress.budgetKey(address)
         let window = configuration.rateLimitWindow.wholeSeconds
         let attempt = SignInAttempt(
@@ -73,13 +73,13 @@ extension ServerRoutes {
 
     /// Gives back a registration counted by ``countRegistration(from:)`` that was never tried
     /// (the password pool was full), so that 503s do not use up the budgets.
-    func forgiveRegistration(from address: String) async throws(ServerError) {
+    func forgiveRegistration(from address: String) async throws {
         try await store.limits.forgiveAttempt(bucket: "register:" + ClientAddress.budgetKey(address))
         try await store.limits.forgiveAttempt(bucket: "register:*")
     }
 
     /// Counts a registration from `address` and from everyone; 429 past either limit.
-    func countRegistration(from address: String) async throws(ServerError) {
+    func countRegistration(from address: String) async throws {
         let window = configuration.rateLimitWindow.wholeSeconds
         let addressBucket = "register:" + ClientAddress.budgetKey(address)
         if let wait = try await store.limits.countAttempt(bucket: addressBucket, limit: configuration.registrationsPerAddress, window: window) {

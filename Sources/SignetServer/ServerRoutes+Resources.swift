@@ -125,11 +125,11 @@ extension ServerRoutes {
         return (try await principal(signing: verified), digests)
     }
 
-    static func makeWorkFolder(in parent: String) throws(ServerError) -> String {
+    static func makeWorkFolder(in parent: String) throws -> String {
         let parent = parent.count > 1 && parent.hasSuffix("/") ? String(parent.dropLast()) : parent
         var template = Array("\(parent)/signet-publish-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw .unavailable(detail: "\(parent): cannot make a work folder: \(String(cString: strerror(errno)))")
+            throw ServerError.unavailable(detail: "\(parent): cannot make a work folder: \(String(cString: strerror(errno)))")
         }
         return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
@@ -152,7 +152,7 @@ extension ServerRoutes {
         do {
             try ContentDigest.verify(stated: digests, computed: hasher.finalize())
         } catch {
-            throw ServerError.unauthorized(detail: "the body is not the one the request signed: \(error.description)")
+            throw ServerError.unauthorized(detail: "the body is not the one the request signed: \(String(describing: error))")
         }
         do { try file.commit(overwrite: false) } catch { throw ServerError.unavailable(detail: "\(path): \(error)") }
     }

@@ -33,7 +33,7 @@ struct ServerRoutes: Sendable {
     /// server that knows no name of its own (``SignetServer`` warns of that at start).
     let authorityCheck: AuthorityMiddleware?
 
-    init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?, authorities: ServerAuthorities?) throws(ServerError) {
+    init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?, authorities: ServerAuthorities?) throws {
         self.configuration = configuration
         if configuration.publicAuthority == nil, let authorities, !authorities.hosts.isEmpty {
             authorityCheck = AuthorityMiddleware(authorities: authorities, scheme: configuration.publicScheme ?? "https")
@@ -102,12 +102,12 @@ struct ServerRoutes: Sendable {
     }
 
     /// The enrolled, unrevoked principal whose key made `verified`.
-    func principal(signing verified: VerifiedHTTPSignature) async throws(ServerError) -> Principal {
+    func principal(signing verified: VerifiedHTTPSignature) async throws -> Principal {
         guard let principal = try await directory.principal(for: verified.keyID) else {
-            throw .unauthorized(detail: "unknown keyid \"\(verified.keyID.prefix(80))\"")
+            throw ServerError.unauthorized(detail: "unknown keyid \"\(verified.keyID.prefix(80))\"")
         }
         guard !principal.isRevoked else {
-            throw .revoked(detail: "the \(principal.role.rawValue) \(principal.name) has been revoked")
+            throw ServerError.revoked(detail: "the \(principal.role.rawValue) \(principal.name) has been revoked")
         }
         return principal
     }

@@ -28,11 +28,11 @@ package enum ServerSQLite {
 
     /// Refuses an SQLite older than 3.35 with ``ServerError/configuration(detail:)``; `number`
     /// and `text` default to the linked library's version.
-    package static func checkLibraryVersion(number: Int32? = nil, text: String? = nil) throws(ServerError) {
+    package static func checkLibraryVersion(number: Int32? = nil, text: String? = nil) throws {
         let number = number ?? SQLiteConnection.libraryVersionNumber
         guard number >= minimumVersionNumber else {
             let text = text ?? SQLiteConnection.libraryVersion
-            throw .configuration(detail: "SQLite 3.35 or later is needed (RETURNING); this system has \(text)")
+            throw ServerError.configuration(detail: "SQLite 3.35 or later is needed (RETURNING); this system has \(text)")
         }
     }
 }
@@ -42,29 +42,29 @@ extension ServerSQLite {
     /// 503s, the node looking healthy): a symbolic link or something that is not a file, a file
     /// that is not an SQLite database or whose schema cannot be read, one this process may only
     /// read. Blocking; called once, before the pools exist. Creates nothing: the file exists.
-    package static func preflight(_ path: String) throws(ServerError) {
+    package static func preflight(_ path: String) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else {
-            throw .configuration(detail: "\(path): cannot be read: \(String(cString: strerror(errno)))")
+            throw ServerError.configuration(detail: "\(path): cannot be read: \(String(cString: strerror(errno)))")
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
-        case S_IFLNK: throw .configuration(detail: "\(path): is a symbolic link; give the database's own path")
-        default: throw .configuration(detail: "\(path): is not a regular file, so it cannot be the server's database")
+        case S_IFLNK: throw ServerError.configuration(detail: "\(path): is a symbolic link; give the database's own path")
+        default: throw ServerError.configuration(detail: "\(path): is not a regular file, so it cannot be the server's database")
         }
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path, create: false)
         } catch {
-            throw .configuration(detail: "\(path): cannot be opened as an SQLite database: \(error)")
+            throw ServerError.configuration(detail: "\(path): cannot be opened as an SQLite database: \(error)")
         }
         do {
             _ = try connection.query("SELECT count(*) FROM sqlite_schema")
         } catch {
-            throw .configuration(detail: "\(path): is not an SQLite database, or it is damaged: \(error)")
+            throw ServerError.configuration(detail: "\(path): is not an SQLite database, or it is damaged: \(error)")
         }
         guard !connection.isReadOnly else {
-            throw .configuration(detail: "\(path): this user may only read it, and the server writes its database; give the user write access to the file and its folder")
+            throw ServerError.configuration(detail: "\(path): this user may only read it, and the server writes its database; give the user write access to the file and its folder")
         }
     }
 }

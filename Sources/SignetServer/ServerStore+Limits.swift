@@ -14,7 +14,7 @@ extension ServerStore {
         /// returns the seconds to wait when that makes more than `limit` in the window (nil: go
         /// ahead). Counting before the slow password check means parallel attempts cannot all slip
         /// under the limit; a successful one is taken back with ``forgiveAttempt(bucket:)``.
-        package func countAttempt(bucket: String, limit: Int, window: Int64) async throws(ServerError) -> Int? {
+        package func countAttempt(bucket: String, limit: Int, window: Int64) async throws -> Int? {
             let now = self.now
             let stale = now - window
             let (start, attempts) = try await database.withConnection(durability: .relaxed) { sql in
@@ -33,7 +33,7 @@ extension ServerStore {
         }
 
         /// The attempts counted in `bucket`'s current window of `window` seconds (0 when none or expired).
-        package func attempts(bucket: String, window: Int64) async throws(ServerError) -> Int {
+        package func attempts(bucket: String, window: Int64) async throws -> Int {
             let stale = now - window
             return try await database.withConnection(durability: .relaxed) { sql in
                 let row = try await sql.raw("""
@@ -44,14 +44,14 @@ extension ServerStore {
         }
 
         /// Takes back one counted attempt (it succeeded, or it was refused before being tried).
-        package func forgiveAttempt(bucket: String) async throws(ServerError) {
+        package func forgiveAttempt(bucket: String) async throws {
             try await database.withConnection(durability: .relaxed) { sql in
                 try await sql.raw("UPDATE rate_limits SET failures = failures - 1 WHERE bucket = \(bind: bucket) AND failures > 0").run()
             }
         }
 
         /// Forgets `bucket`'s failures (a successful sign-in clears its account's count).
-        package func clearFailures(bucket: String) async throws(ServerError) {
+        package func clearFailures(bucket: String) async throws {
             try await database.withConnection(durability: .relaxed) { sql in
                 try await sql.raw("DELETE FROM rate_limits WHERE bucket = \(bind: bucket)").run()
             }

@@ -15,7 +15,7 @@ extension ServerStore {
         /// once, exactly one gets true. Committed with relaxed durability: a nonce survives a
         /// node's crash, and only a power loss of the database machine could forget the last
         /// ones (a replay window of those few requests, which their `created` still bounds).
-        package func insert(_ nonce: String, keyID: String, until expiry: Int64) async throws(ServerError) -> Bool {
+        package func insert(_ nonce: String, keyID: String, until expiry: Int64) async throws -> Bool {
             let now = self.now
             return try await database.withConnection(durability: .relaxed) { sql in
                 try await sql.raw("""
@@ -29,7 +29,7 @@ extension ServerStore {
 
         /// Records the nonces, in one statement; returns those that were new (the others are
         /// replays of unexpired ones).
-        func insertAll(_ nonces: [(keyID: String, nonce: String, expiry: Int64)]) async throws(ServerError) -> Set<StoredNonceKey> {
+        func insertAll(_ nonces: [(keyID: String, nonce: String, expiry: Int64)]) async throws -> Set<StoredNonceKey> {
             guard !nonces.isEmpty else { return [] }
             let now = self.now
             let rows = nonces.map { "(\(bind: $0.keyID), \(bind: $0.nonce), \(bind: $0.expiry))" as SQLQueryString }.joined(separator: ", ")
@@ -45,7 +45,7 @@ extension ServerStore {
         }
 
         /// The unexpired nonces, at most `limit`.
-        package func unexpired(limit: Int) async throws(ServerError) -> [(keyID: String, nonce: String, expiry: Int64)] {
+        package func unexpired(limit: Int) async throws -> [(keyID: String, nonce: String, expiry: Int64)] {
             let now = self.now
             return try await database.withConnection { sql in
                 try await sql.raw("""

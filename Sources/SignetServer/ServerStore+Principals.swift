@@ -18,7 +18,7 @@ extension ServerStore {
         /// Enrols a key; ``ServerError/conflict(detail:)`` when the name (for the role) or the key
         /// is already enrolled. `secret` is the HMAC secret of an HMAC app, stored sealed under the
         /// store's app-secret key (``ServerError/unavailable(detail:)`` when it has none).
-        public func add(_ principal: Principal, secret: SecretBytes? = nil) async throws(ServerError) {
+        public func add(_ principal: Principal, secret: SecretBytes? = nil) async throws {
             let publicKey = principal.publicKeyDER.map { Base64.encode($0) }
             var sealed: String?
             if let secret { sealed = try sealedSecret(secret, keyID: principal.keyID) }
@@ -32,12 +32,12 @@ extension ServerStore {
                     """).first() != nil
             }
             guard inserted else {
-                throw .conflict(detail: "an \(principal.role.rawValue) named \(principal.name) or with key \(principal.keyID) is already enrolled")
+                throw ServerError.conflict(detail: "an \(principal.role.rawValue) named \(principal.name) or with key \(principal.keyID) is already enrolled")
             }
         }
 
         /// The principals of `role`, oldest first, revoked ones included.
-        public func all(role: Principal.Role) async throws(ServerError) -> [Principal] {
+        public func all(role: Principal.Role) async throws -> [Principal] {
             try await database.withConnection { sql in
                 try await sql.raw("""
                     SELECT key_id, role, name, algorithm, public_key, created_at, revoked_at FROM principals
@@ -48,7 +48,7 @@ extension ServerStore {
 
         /// The key under `keyID` and, for an HMAC app, its secret (opened with the store's
         /// app-secret key); nil when none is enrolled.
-        package func find(keyID: String) async throws(ServerError) -> (Principal, SecretBytes?)? {
+        package func find(keyID: String) async throws -> (Principal, SecretBytes?)? {
             let found = try await database.withConnection { sql -> (Principal, String?)? in
                 guard let row = try await sql.raw("""
                     SELECT key_id, role, name, algorithm, public_key, secret, created_at, revoked_at FROM principals
@@ -63,7 +63,7 @@ extension ServerStore {
 
         /// Revokes the principal `name` of `role`; ``ServerError/notFound(what:)`` when there is
         /// none. Revoking twice keeps the first time.
-        package func revoke(role: Principal.Role, name: String) async throws(ServerError) {
+        package func revoke(role: Principal.Role, name: String) async throws {
             let now = self.now
             let found = try await database.withConnection { sql in
                 try await sql.raw("""
@@ -71,13 +71,13 @@ extension ServerStore {
                     WHERE role = \(bind: role.rawValue) AND name = \(bind: name) RETURNING key_id
                     """).first() != nil
             }
-            guard found else { throw .notFound(what: "the \(role.rawValue) \(name)") }
+            guard found else { throw ServerError.notFound(what: "the \(role.rawValue) \(name)") }
         }
 
         /// Revokes the admin `name` unless it is the last unrevoked one
         /// (``ServerError/conflict(detail:)``): checked and done in one transaction, under a lock
         /// on PostgreSQL, so two admins revoking each other at once cannot leave none.
-        package func revokeAdmin(name: String) async throws(ServerError) {
+        package func revokeAdmin(name: String) async throws {
             let now = self.now
             let postgres = !database.isSQLite
             let outcome = try await database.transaction { sql -> Int in
@@ -92,8 +92,8 @@ extension ServerStore {
                 return found ? 0 : 2
             }
             switch outcome {
-            case 1: throw .conflict(detail: "\(name) is the last admin; add another admin before revoking it")
-            case 2: throw .notFound(what: "the admin \(name)")
+            case 1: throw ServerError.conflict(detail: "\(name) is the last admin; add another admin before revoking it")
+            case 2: throw ServerError.notFound(what: "the admin \(name)")
             default: return
             }
         }
@@ -111,17 +111,17 @@ extension ServerStore {
         // MARK: App secrets
 
         /// The stored form of the secret of the app `keyID`.
-        func sealedSecret(_ secret: SecretBytes, keyID: String) throws(ServerError) -> String {
+        func sealedSecret(_ secret: SecretBytes, keyID: String) throws -> String {
             guard let appSecrets else {
-                throw .unavailable(detail: "the store was opened without an app-secret key, so it cannot store the secret of the app \(keyID)")
+                throw ServerError.unavailable(detail: "the store was opened without an app-secret key, so it cannot store the secret of the app \(keyID)")
             }
             return try appSecrets.seal(secret, keyID: keyID)
         }
 
         /// The secret of the app `keyID` from its stored form; only the sealed form is accepted.
-        func openedSecret(_ stored: String, keyID: String) throws(ServerError) -> SecretBytes {
+        func openedSecret(_ stored: String, keyID: String) throws -> SecretBytes {
             guard let appSecrets else {
-                throw .unavailable(detail: "the store was opened without an app-secret key, so it cannot read the secret of the app \(keyID)")
+                throw ServerError.unavailable(detail: "the store was opened without an app-secret key, so it cannot read the secret of the app \(keyID)")
             }
             return try appSecrets.open(stored, keyID: keyID)
         }
@@ -138,7 +138,7 @@ extension ServerStore {
         /// checkpointed out of the write-ahead log, so the file keeps no copy of a plain secret;
         /// PostgreSQL keeps old row versions until `VACUUM`.
         @discardableResult
-        func sealStoredSecrets() async throws(ServerError) -> Int {
+        func sealStoredSecrets() async throws -> Int {
             guard let cipher = appSecrets else { return 0 }
             let check = cipher.keyCheck
             let sqlite = database.isSQLite

@@ -15,7 +15,7 @@ extension ServerStore {
         package static let chunkSize = 1 << 20
 
         /// The newest version of `name`, nil when none is published.
-        package func latest(name: String) async throws(ServerError) -> ResourceRecord? {
+        package func latest(name: String) async throws -> ResourceRecord? {
             try await database.withConnection { sql in
                 try await sql.raw("""
                     SELECT * FROM resources WHERE name = \(bind: name) ORDER BY version DESC LIMIT 1
@@ -24,7 +24,7 @@ extension ServerStore {
         }
 
         /// The version `version` of `name`, nil when it was never published.
-        package func find(name: String, version: Int64) async throws(ServerError) -> ResourceRecord? {
+        package func find(name: String, version: Int64) async throws -> ResourceRecord? {
             try await database.withConnection { sql in
                 try await sql.raw("""
                     SELECT * FROM resources WHERE name = \(bind: name) AND version = \(bind: version)
@@ -33,7 +33,7 @@ extension ServerStore {
         }
 
         /// Every published version, by name and then version.
-        package func all() async throws(ServerError) -> [ResourceRecord] {
+        package func all() async throws -> [ResourceRecord] {
             try await database.withConnection { sql in
                 try await sql.raw("SELECT * FROM resources ORDER BY name, version").all().map(Self.record(from:))
             }
@@ -44,7 +44,7 @@ extension ServerStore {
         /// not at all, on every node. Refused with ``ServerError/conflict(detail:)`` unless it is
         /// newer than every stored version of the name. Returns the stored record.
         @discardableResult
-        package func publish(_ record: ResourceRecord, bundlePath path: String) async throws(ServerError) -> ResourceRecord {
+        package func publish(_ record: ResourceRecord, bundlePath path: String) async throws -> ResourceRecord {
             let postgres = !database.isSQLite
             return try await database.transaction { sql in
                 if postgres {
@@ -96,7 +96,7 @@ extension ServerStore {
 
         /// `length` bytes of one stored chunk from `offset` (fewer at its end): a download reads
         /// this much at a time, so it never holds a whole chunk while a slow client drains it.
-        package func slice(name: String, version: Int64, chunk: Int64, offset: Int, length: Int) async throws(ServerError) -> ByteBuffer? {
+        package func slice(name: String, version: Int64, chunk: Int64, offset: Int, length: Int) async throws -> ByteBuffer? {
             try await database.withConnection { sql in
                 // substr on a BLOB (SQLite) or bytea (PostgreSQL) counts bytes from 1 in both; PostgreSQL's
                 // takes 32-bit integers.
@@ -108,7 +108,7 @@ extension ServerStore {
         }
 
         /// The chunks `chunks` of a stored version, in order.
-        package func chunks(name: String, version: Int64, _ chunks: ClosedRange<Int64>) async throws(ServerError) -> [ByteBuffer] {
+        package func chunks(name: String, version: Int64, _ chunks: ClosedRange<Int64>) async throws -> [ByteBuffer] {
             try await database.withConnection { sql in
                 try await sql.raw("""
                     SELECT data FROM resource_chunks

@@ -10,13 +10,13 @@ extension ServerStore {
         var now: Int64 { clock.unixSeconds }
 
         /// Stores a session (its token's hash only).
-        package func add(_ session: SessionRecord) async throws(ServerError) {
+        package func add(_ session: SessionRecord) async throws {
             try await add(session, keepingAtMost: .max)
         }
 
         /// Adds a session and ends the user's oldest ones past `limit`, in one transaction: a flood
         /// of sign-ins cannot grow one account's sessions without bound.
-        package func add(_ session: SessionRecord, keepingAtMost limit: Int) async throws(ServerError) {
+        package func add(_ session: SessionRecord, keepingAtMost limit: Int) async throws {
             try await database.transaction { sql in
                 try await sql.raw("""
                     INSERT INTO sessions (token_hash, user_id, app, created_at, expires_at)
@@ -36,7 +36,7 @@ extension ServerStore {
         }
 
         /// The unexpired session with the token hash and its user (one query joining `users`), or nil.
-        package func find(tokenHash: String) async throws(ServerError) -> (SessionRecord, UserRecord)? {
+        package func find(tokenHash: String) async throws -> (SessionRecord, UserRecord)? {
             let now = self.now
             return try await database.withConnection { sql in
                 guard let row = try await sql.raw("""
@@ -54,7 +54,7 @@ extension ServerStore {
 
         /// Ends one session; false when there was none.
         @discardableResult
-        package func delete(tokenHash: String) async throws(ServerError) -> Bool {
+        package func delete(tokenHash: String) async throws -> Bool {
             try await database.withConnection { sql in
                 try await sql.raw("DELETE FROM sessions WHERE token_hash = \(bind: tokenHash) RETURNING token_hash").first() != nil
             }
@@ -62,7 +62,7 @@ extension ServerStore {
 
         /// Ends every session of the user; returns how many there were.
         @discardableResult
-        package func deleteAll(userID: String) async throws(ServerError) -> Int {
+        package func deleteAll(userID: String) async throws -> Int {
             try await database.withConnection { sql in
                 try await sql.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING token_hash").all().count
             }

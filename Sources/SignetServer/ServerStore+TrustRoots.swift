@@ -13,7 +13,7 @@ extension ServerStore {
         var now: Int64 { clock.unixSeconds }
 
         /// The stored trust roots newer than `version`, oldest first, as their file bytes.
-        package func all(after version: Int64 = 0) async throws(ServerError) -> [[UInt8]] {
+        package func all(after version: Int64 = 0) async throws -> [[UInt8]] {
             try await database.withConnection { sql in
                 try await sql.raw("SELECT root FROM trust_roots WHERE version > \(bind: version) ORDER BY version")
                     .all().map { Array(try $0.text("root").utf8) }
@@ -21,7 +21,7 @@ extension ServerStore {
         }
 
         /// The newest trust root, nil before the first is stored.
-        package func current() async throws(ServerError) -> TrustRoot? {
+        package func current() async throws -> TrustRoot? {
             guard let text = try await database.withConnection({ sql in try await Self.newestText(sql) }) else { return nil }
             return try Self.storedRoot(text)
         }
@@ -32,11 +32,11 @@ extension ServerStore {
         }
 
         /// A stored trust root read back; one that does not read is a damaged database.
-        private static func storedRoot(_ text: String) throws(ServerError) -> TrustRoot {
+        private static func storedRoot(_ text: String) throws -> TrustRoot {
             do {
                 return try TrustRoot(bytes: Array(text.utf8), source: "the stored trust root")
             } catch {
-                throw .unavailable(detail: "the stored trust root cannot be read: \(error)")
+                throw ServerError.unavailable(detail: "the stored trust root cannot be read: \(error)")
             }
         }
 
@@ -45,7 +45,7 @@ extension ServerStore {
         /// root file), and is ignored otherwise (the default root of a node's key). Returns the
         /// current root.
         @discardableResult
-        public func seed(_ root: TrustRoot, mustMatch: Bool = true) async throws(ServerError) -> TrustRoot {
+        public func seed(_ root: TrustRoot, mustMatch: Bool = true) async throws -> TrustRoot {
             let text = String(decoding: root.fileBytes, as: UTF8.self)
             let now = self.now
             // Whether `root` may stand, and the newest root's text.
@@ -60,7 +60,7 @@ extension ServerStore {
                 return (try !mustMatch || rows.contains { try $0.text("root") == text }, try newest.text("root"))
             }
             guard stored else {
-                throw .configuration(detail: "the database holds another trust root than the one given (version \(root.version)); a new root is added as a rotation signed by the current one")
+                throw ServerError.configuration(detail: "the database holds another trust root than the one given (version \(root.version)); a new root is added as a rotation signed by the current one")
             }
             return try Self.storedRoot(current)
         }
@@ -68,7 +68,7 @@ extension ServerStore {
         /// Adds `next` as the next trust root: its version must follow the current one, and a
         /// threshold of the current root's keys must have signed it (checked again inside the
         /// transaction, so two rotations at once cannot both land).
-        package func rotate(to next: TrustRoot) async throws(ServerError) {
+        package func rotate(to next: TrustRoot) async throws {
             let text = String(decoding: next.fileBytes, as: UTF8.self)
             let now = self.now
             try await database.transaction { sql in

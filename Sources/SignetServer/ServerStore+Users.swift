@@ -11,7 +11,7 @@ extension ServerStore {
 
         /// Adds a user; ``ServerError/conflict(detail:)`` when the e-mail is taken. One statement:
         /// after a crash the user is either fully there or not at all.
-        package func add(_ user: UserRecord) async throws(ServerError) {
+        package func add(_ user: UserRecord) async throws {
             let inserted = try await database.withConnection { sql in
                 try await sql.raw("""
                     INSERT INTO users (id, email, display_name, password_hash, created_at, disabled_at)
@@ -20,18 +20,18 @@ extension ServerStore {
                     ON CONFLICT DO NOTHING RETURNING id
                     """).first() != nil
             }
-            guard inserted else { throw .conflict(detail: "an account with this e-mail address already exists") }
+            guard inserted else { throw ServerError.conflict(detail: "an account with this e-mail address already exists") }
         }
 
         /// The user with the (normalised) e-mail address, or nil.
-        package func find(email: String) async throws(ServerError) -> UserRecord? {
+        package func find(email: String) async throws -> UserRecord? {
             try await database.withConnection { sql in
                 try await sql.raw("SELECT * FROM users WHERE email = \(bind: email)").first().map(Self.record(from:))
             }
         }
 
         /// The user stored under the first of `emails` that has one, or nil.
-        package func find(anyOf emails: [String]) async throws(ServerError) -> UserRecord? {
+        package func find(anyOf emails: [String]) async throws -> UserRecord? {
             for email in emails {
                 if let user = try await find(email: email) { return user }
             }
@@ -39,21 +39,21 @@ extension ServerStore {
         }
 
         /// The user with the id, or nil.
-        package func find(id: String) async throws(ServerError) -> UserRecord? {
+        package func find(id: String) async throws -> UserRecord? {
             try await database.withConnection { sql in
                 try await sql.raw("SELECT * FROM users WHERE id = \(bind: id)").first().map(Self.record(from:))
             }
         }
 
         /// Every user, oldest first, at most `limit`.
-        package func all(limit: Int = 10_000) async throws(ServerError) -> [UserRecord] {
+        package func all(limit: Int = 10_000) async throws -> [UserRecord] {
             try await database.withConnection { sql in
                 try await sql.raw("SELECT * FROM users ORDER BY created_at, email LIMIT \(bind: limit)").all().map(Self.record(from:))
             }
         }
 
         /// Replaces the password hash (a re-hash under a stronger policy).
-        package func updatePasswordHash(userID: String, to hash: String) async throws(ServerError) {
+        package func updatePasswordHash(userID: String, to hash: String) async throws {
             try await database.withConnection { sql in
                 try await sql.raw("UPDATE users SET password_hash = \(bind: hash) WHERE id = \(bind: userID)").run()
             }
@@ -62,7 +62,7 @@ extension ServerStore {
         /// Disables the account and ends all its sessions, in one transaction (the user is the
         /// primary record, so this lives here and not on `ServerStore.Sessions`);
         /// ``ServerError/notFound(what:)`` when there is no such user.
-        package func disable(email: String) async throws(ServerError) {
+        package func disable(email: String) async throws {
             let now = self.now
             let found = try await database.transaction { sql -> Bool in
                 guard let row = try await sql.raw("""
@@ -72,7 +72,7 @@ extension ServerStore {
                 try await sql.raw("DELETE FROM sessions WHERE user_id = \(bind: id)").run()
                 return true
             }
-            guard found else { throw .notFound(what: "the user \(email)") }
+            guard found else { throw ServerError.notFound(what: "the user \(email)") }
         }
 
         /// The user a row of `users` holds (also the user columns of a session's join).

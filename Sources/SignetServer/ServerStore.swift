@@ -61,7 +61,7 @@ public struct ServerStore: Sendable {
     /// seals the HMAC secrets stored in the clear by older servers
     /// (`Principals.sealStoredSecrets()`); returns the schema versions applied.
     @discardableResult
-    public func migrate() async throws(ServerError) -> [Int] {
+    public func migrate() async throws -> [Int] {
         let applied = try await ServerMigrations.migrate(database, now: now)
         // Nothing without an app-secret key.
         let sealed = try await principals.sealStoredSecrets()
@@ -73,7 +73,7 @@ public struct ServerStore: Sendable {
     /// `rateLimitWindow` seconds has passed; returns how many rows went. Spans three concerns
     /// (sessions, nonces, limits) on one connection, so it lives here.
     @discardableResult
-    package func purgeExpired(rateLimitWindow: Int64) async throws(ServerError) -> Int {
+    package func purgeExpired(rateLimitWindow: Int64) async throws -> Int {
         let now = self.now
         return try await database.withConnection { sql in
             let sessions = try await sql.raw("DELETE FROM sessions WHERE expires_at <= \(bind: now) RETURNING token_hash").all().count

@@ -35,7 +35,7 @@ final class SessionDirectory: Sendable {
     }
 
     /// The unexpired session with `tokenHash` and its user, or nil.
-    func session(tokenHash: String) async throws(ServerError) -> (SessionRecord, UserRecord)? {
+    func session(tokenHash: String) async throws -> (SessionRecord, UserRecord)? {
         let now = ContinuousClock.now
         let (cached, generation) = state.withLock { ($0.entries[tokenHash], $0.generation) }
         if let cached, now - cached.fetched < maximumAge, cached.session.expiresAt > store.now {

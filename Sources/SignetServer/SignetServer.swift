@@ -42,7 +42,7 @@ public struct SignetServer: Sendable {
 
     /// A server; `tls` nil serves plain HTTP (behind a TLS-terminating proxy only).
     /// `responseSigner` signs responses for clients that ask (`Accept-Signature`).
-    public init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?, tls: TLSIdentity?) throws(ServerError) {
+    public init(configuration: ServerConfiguration, store: ServerStore, responseSigner: (any Signer)?, tls: TLSIdentity?) throws {
         var configuration = configuration
         // Hummingbird gives HTTP/1 requests the scheme http even over TLS: what clients sign is
         // the one they used, https here.
@@ -52,7 +52,7 @@ public struct SignetServer: Sendable {
         routes = try ServerRoutes(
             configuration: configuration, store: store, responseSigner: responseSigner,
             authorities: ServerAuthorities(hostname: configuration.hostname, certificate: tls?.certificateChain.first))
-        tlsConfiguration = try tls.map { identity throws(ServerError) in try Self.tlsConfiguration(identity) }
+        tlsConfiguration = try tls.map { identity throws in try Self.tlsConfiguration(identity) }
     }
 
     /// Every route the server serves, as method and OpenAPI path (`/v1/admin/apps/{name}`):
@@ -61,7 +61,7 @@ public struct SignetServer: Sendable {
         routes.router().routes.map { ($0.method, $0.path.description) }
     }
 
-    static func tlsConfiguration(_ identity: TLSIdentity) throws(ServerError) -> TLSConfiguration {
+    static func tlsConfiguration(_ identity: TLSIdentity) throws -> TLSConfiguration {
         do {
             let chain = try identity.certificateChain.map { certificate in
                 NIOSSLCertificateSource.certificate(try NIOSSLCertificate(bytes: try X509Files.derBytes(of: certificate), format: .der))
@@ -76,7 +76,7 @@ public struct SignetServer: Sendable {
             configuration.shutdownTimeout = .seconds(1)
             return configuration
         } catch {
-            throw .configuration(detail: "the TLS certificate or key cannot be used: \(error)")
+            throw ServerError.configuration(detail: "the TLS certificate or key cannot be used: \(error)")
         }
     }
 
@@ -89,13 +89,13 @@ public struct SignetServer: Sendable {
     /// so that shutdown has its deadline.
     public func application(
         logger: Logger, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
-    ) throws(ServerError) -> some ApplicationProtocol {
+    ) throws -> some ApplicationProtocol {
         let limits = configuration.limits
-        if let problem = limits.problem { throw .configuration(detail: problem) }
+        if let problem = limits.problem { throw ServerError.configuration(detail: problem) }
         // Both are counted in whole seconds: under one, sessions would end at once and every
         // attempt would open a new rate-limit window.
-        if configuration.sessionLifetime < .seconds(1) { throw .configuration(detail: "a session must last at least one second") }
-        if configuration.rateLimitWindow < .seconds(1) { throw .configuration(detail: "the rate-limit window must be at least one second") }
+        if configuration.sessionLifetime < .seconds(1) { throw ServerError.configuration(detail: "a session must last at least one second") }
+        if configuration.rateLimitWindow < .seconds(1) { throw ServerError.configuration(detail: "the rate-limit window must be at least one second") }
         if configuration.publicAuthority == nil, routes.authorityCheck == nil {
             logger.warning("the server knows no name of its own (bound to every address, no certificate): requests signed for another server's authority cannot be told apart; give it its public URL")
         }

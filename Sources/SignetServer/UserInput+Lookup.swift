@@ -8,7 +8,7 @@ extension UserInput {
     /// look-alike) is still looked up in those older forms: finding such an account needs its
     /// password, and refusing would lock its owner out. Throws what ``normalizedEmail(_:)``
     /// throws when not even the old shape (one `@`, at most 254 bytes) holds.
-    static func lookupForms(_ text: String) throws(ServerError) -> [String] {
+    static func lookupForms(_ text: String) throws -> [String] {
         let legacy = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         let olderForms = [legacy, legacy.decomposedStringWithCanonicalMapping]
         do {

@@ -22,7 +22,7 @@ public enum UserInput {
     /// ASCII; a local part or domain label that mixes scripts (UTS #39's single-script rule, with
     /// Han and kana as Japanese, Han and Hangul as Korean); a Cyrillic or Greek one made only of
     /// letters that look Latin. Normalising the result again gives it unchanged.
-    public static func normalizedEmail(_ text: String) throws(ServerError) -> String {
+    public static func normalizedEmail(_ text: String) throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw emailError("is empty") }
         // Normalisation reorders combining marks: bound its work before it starts.
@@ -67,12 +67,12 @@ public enum UserInput {
         return email
     }
 
-    static func checkPassword(_ password: String, allowed: ClosedRange<Int>) throws(ServerError) {
+    static func checkPassword(_ password: String, allowed: ClosedRange<Int>) throws {
         guard password.count >= allowed.lowerBound else {
-            throw .unprocessable(field: "password", detail: "must be at least \(allowed.lowerBound) characters")
+            throw ServerError.unprocessable(field: "password", detail: "must be at least \(allowed.lowerBound) characters")
         }
         guard password.count <= allowed.upperBound, password.utf8.count <= PasswordHasher.maximumPasswordLength else {
-            throw .unprocessable(
+            throw ServerError.unprocessable(
                 field: "password", detail: "must be at most \(allowed.upperBound) characters and \(PasswordHasher.maximumPasswordLength) bytes of UTF-8")
         }
     }
@@ -84,7 +84,7 @@ public enum UserInput {
     /// reorder the text shown around the name), other invisible and formatting characters but
     /// the joiners and variation selectors that emoji and Indic scripts need, unassigned code
     /// points, and more than 30 combining marks in a row.
-    public static func displayName(_ text: String, maximum: Int, maximumBytes: Int) throws(ServerError) -> String {
+    public static func displayName(_ text: String, maximum: Int, maximumBytes: Int) throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.utf8.count <= 4 * maximumBytes else { throw nameError("is longer than \(maximumBytes) bytes of UTF-8") }
         let name = trimmed.precomposedStringWithCanonicalMapping
@@ -138,7 +138,7 @@ extension UserInput {
 
     /// The scripts all of `unit`'s letters share (UTS #39 §5.1), or a refusal naming the first
     /// letter that shares none with those before it.
-    static func singleScript(_ unit: ArraySlice<Unicode.Scalar>, _ name: String) throws(ServerError) -> ScriptSet {
+    static func singleScript(_ unit: ArraySlice<Unicode.Scalar>, _ name: String) throws -> ScriptSet {
         var resolved = ScriptSet.all
         for scalar in unit {
             guard let scripts = ScriptSet.of(scalar) else {

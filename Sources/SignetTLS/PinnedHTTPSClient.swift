@@ -41,7 +41,7 @@ public struct PinnedHTTPSClient: Sendable {
     /// `body`, and returns the response. A server that fails verification gives
     /// ``TLSError/untrusted(host:reason:)`` with the check's reason; one that cannot be reached
     /// gives ``TLSError/connectionFailed(host:detail:)``.
-    public func send(_ request: HTTPRequest, body: [UInt8]? = nil) async throws(TLSError) -> HTTPSResponse {
+    public func send(_ request: HTTPRequest, body: [UInt8]? = nil) async throws -> HTTPSResponse {
         try await send(request, body: body, sink: nil)
     }
 
@@ -50,11 +50,11 @@ public struct PinnedHTTPSClient: Sendable {
     /// 1 MiB. ``timeout`` is the longest wait for the next bytes, however long the whole
     /// download takes. A connection that drops mid-body throws, after the bytes that came
     /// went to the sink.
-    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(TLSError) -> HTTPSResponse {
+    public func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws -> HTTPSResponse {
         try await send(request, body: nil, sink: sink)
     }
 
-    private func send(_ request: HTTPRequest, body: [UInt8]?, sink: (any HTTPSBodySink)?) async throws(TLSError) -> HTTPSResponse {
+    private func send(_ request: HTTPRequest, body: [UInt8]?, sink: (any HTTPSBodySink)?) async throws -> HTTPSResponse {
         guard request.scheme?.lowercased() == "https", let authority = request.authority else {
             throw TLSError.invalidArgument(detail: "a pinned request needs an https URL with a host")
         }
@@ -130,7 +130,7 @@ public struct PinnedHTTPSClient: Sendable {
     }
 
     /// Splits `host:port` (`[v6]:port`), with `defaultPort` when none is written.
-    public static func hostAndPort(_ authority: String, defaultPort: Int) throws(TLSError) -> (String, Int) {
+    public static func hostAndPort(_ authority: String, defaultPort: Int) throws -> (String, Int) {
         var host = Substring(authority)
         var port = defaultPort
         if host.hasPrefix("[") {
@@ -275,7 +275,7 @@ final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler {
 public enum TLSProbe {
     /// The certificates `host:port` presents, leaf first. The handshake is always abandoned
     /// after they arrive, so no data is ever exchanged with an unverified server.
-    public static func presentedCertificates(host: String, port: Int, timeout: Duration = .seconds(15)) async throws(TLSError) -> [Certificate] {
+    public static func presentedCertificates(host: String, port: Int, timeout: Duration = .seconds(15)) async throws -> [Certificate] {
         let timeout = TimeAmount(timeout)
         let outcome = TLSVerificationOutcome()
         let name = "\(host):\(port)"

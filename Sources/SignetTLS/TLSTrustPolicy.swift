@@ -48,7 +48,7 @@ public struct TLSTrustPolicy: Sendable {
     /// Decides whether the certificates a server presented (leaf first) are to be trusted for
     /// `host`; returns the validated chain (leaf first). Throws ``X509Error/chainInvalid(subject:detail:)``,
     /// ``X509Error/hostnameMismatch(hostname:detail:)`` or ``X509Error/pinMismatch(host:presented:expected:)``.
-    public func evaluate(presented: [Certificate], host: String, port: Int) async throws(X509Error) -> [Certificate] {
+    public func evaluate(presented: [Certificate], host: String, port: Int) async throws -> [Certificate] {
         guard let leaf = presented.first else {
             throw X509Error.chainInvalid(subject: host, detail: "the server presented no certificate")
         }
@@ -68,7 +68,7 @@ public struct TLSTrustPolicy: Sendable {
         }
     }
 
-    private func checkPins(host: String, port: Int, chain: [Certificate], presented: [Certificate], now: Date, selfSigned: Bool) async throws(X509Error) {
+    private func checkPins(host: String, port: Int, chain: [Certificate], presented: [Certificate], now: Date, selfSigned: Bool) async throws {
         guard let pins else {
             if selfSigned { throw X509Error.pinSetInvalid(source: host, detail: "a pinned self-signed server needs pins for \(host), and none were given") }
             return

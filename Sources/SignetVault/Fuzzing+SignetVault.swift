@@ -44,7 +44,7 @@ package enum VaultFuzzing {
 
     /// Seals the row's details and secret as the vault does, then decodes the row as
     /// `Vault.query` and `Vault.secret` do.
-    package static func decode(_ row: Row) throws(VaultError) -> Decoded {
+    package static func decode(_ row: Row) throws -> Decoded {
         let path = "fuzz vault"
         let kind = VaultItemKind(rawValue: row.kind) ?? .password
         let created = Int64(row.created), modified = Int64(row.modified)

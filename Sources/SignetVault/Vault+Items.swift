@@ -10,27 +10,27 @@ extension Vault {
     /// - Parameter details: label, comment and attributes; nil keeps an existing item's.
     /// - Throws: ``VaultError/wrongKind(service:account:expected:found:)`` when the item is a
     ///   private key (delete it first), ``VaultError/locked(path:)``, and size errors.
-    public func set(_ secret: SecretBytes, service: String, account: String, details: VaultItemDetails? = nil) throws(VaultError) {
+    public func set(_ secret: SecretBytes, service: String, account: String, details: VaultItemDetails? = nil) throws {
         try store(secret, kind: .password, service: service, account: account, details: details, mode: .upsert)
     }
 
     /// Adds a new item; ``VaultError/duplicateItem(service:account:)`` if one exists.
     public func add(
         _ secret: SecretBytes, service: String, account: String, kind: VaultItemKind = .password, details: VaultItemDetails = VaultItemDetails()
-    ) throws(VaultError) {
+    ) throws {
         try store(secret, kind: kind, service: service, account: account, details: details, mode: .insert)
     }
 
     /// Changes an existing item's secret and/or details, keeping its kind and creation date;
     /// nil leaves that part as it is. ``VaultError/itemNotFound(service:account:)`` if absent.
-    public func update(service: String, account: String, secret: SecretBytes? = nil, details: VaultItemDetails? = nil) throws(VaultError) {
+    public func update(service: String, account: String, secret: SecretBytes? = nil, details: VaultItemDetails? = nil) throws {
         try store(secret, kind: nil, service: service, account: account, details: details, mode: .update)
     }
 
     /// Removes an item; ``VaultError/itemNotFound(service:account:)`` if there is none.
     /// Needs no unlocking: deleting is not reading. SQLite's secure delete overwrites the
     /// freed bytes.
-    public func delete(service: String, account: String) throws(VaultError) {
+    public func delete(service: String, account: String) throws {
         try VaultLimits.checkName(service, "service")
         try VaultLimits.checkName(account, "account")
         try db.write {
@@ -41,7 +41,7 @@ extension Vault {
 
     /// Moves an item to another service and account, keeping its secret, details and dates.
     /// Its sealed fields are re-sealed, as they are bound to the names.
-    public func rename(service: String, account: String, toService newService: String, account newAccount: String) throws(VaultError) {
+    public func rename(service: String, account: String, toService newService: String, account newAccount: String) throws {
         for (name, what) in [(service, "service"), (account, "account"), (newService, "new service"), (newAccount, "new account")] {
             try VaultLimits.checkName(name, what)
         }
@@ -65,7 +65,7 @@ extension Vault {
     // MARK: Reading
 
     /// The secret of `service`/`account`, whatever its kind (a private key's is PKCS#8 DER).
-    public func secret(service: String, account: String) throws(VaultError) -> SecretBytes {
+    public func secret(service: String, account: String) throws -> SecretBytes {
         try VaultLimits.checkName(service, "service")
         try VaultLimits.checkName(account, "account")
         let cipher = try unlocked()
@@ -76,31 +76,31 @@ extension Vault {
     }
 
     /// The password of `service`/`account` as text (UTF-8; invalid sequences replaced).
-    public func password(service: String, account: String) throws(VaultError) -> String {
+    public func password(service: String, account: String) throws -> String {
         let secret = try secret(service: service, account: account)
         return secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The item's description; its details only while the vault is unlocked.
-    public func item(service: String, account: String) throws(VaultError) -> VaultItem {
+    public func item(service: String, account: String) throws -> VaultItem {
         let items = try query(VaultQuery(service: service, account: account))
         guard let item = items.first else { throw VaultError.itemNotFound(service: service, account: account) }
         return item
     }
 
     /// Every item, ordered by service and account.
-    public func allAccounts() throws(VaultError) -> [VaultItem] {
+    public func allAccounts() throws -> [VaultItem] {
         try query(VaultQuery())
     }
 
     /// The items of one service, ordered by account.
-    public func accounts(service: String) throws(VaultError) -> [VaultItem] {
+    public func accounts(service: String) throws -> [VaultItem] {
         try query(VaultQuery(service: service))
     }
 
     /// The items matching `query`, ordered by service and account. Details are decrypted
     /// while the vault is unlocked; matching on attributes needs it unlocked.
-    public func query(_ query: VaultQuery) throws(VaultError) -> [VaultItem] {
+    public func query(_ query: VaultQuery) throws -> [VaultItem] {
         if let service = query.service { try VaultLimits.checkName(service, "service") }
         if let account = query.account { try VaultLimits.checkName(account, "account") }
         if !query.attributes.isEmpty, isLocked { throw VaultError.locked(path: path) }
@@ -129,7 +129,7 @@ extension Vault {
 
     /// Decodes one row of `items` (service, account, kind, created, modified, details,
     /// secret): its column types and names, and its details when a `cipher` is given.
-    static func decodeItem(_ columns: [SQLiteValue], cipher: VaultCipher?, path: String) throws(VaultError) -> (item: VaultItem, row: StoredRow) {
+    static func decodeItem(_ columns: [SQLiteValue], cipher: VaultCipher?, path: String) throws -> (item: VaultItem, row: StoredRow) {
         guard columns.count == 7, let service = columns[0].text, let account = columns[1].text, let row = try StoredRow(columns[2...], path: path) else {
             throw VaultError.corrupted(path: path, detail: "an item row has columns of the wrong type")
         }
@@ -140,7 +140,7 @@ extension Vault {
         } catch {
             throw VaultError.corrupted(path: path, detail: "an item has a name signet would not store (\(error))")
         }
-        let details = try cipher.map { cipher throws(VaultError) in
+        let details = try cipher.map { cipher throws in
             try Self.openDetails(row, service: service, account: account, cipher: cipher, path: path)
         }
         let item = VaultItem(
@@ -156,7 +156,7 @@ extension Vault {
     /// The one write path: checks, seals and stores in one transaction.
     func store(
         _ secret: SecretBytes?, kind: VaultItemKind?, service: String, account: String, details: VaultItemDetails?, mode: WriteMode
-    ) throws(VaultError) {
+    ) throws {
         try VaultLimits.checkName(service, "service")
         try VaultLimits.checkName(account, "account")
         if let secret { try VaultLimits.checkSecret(secret.count) }
@@ -174,9 +174,9 @@ extension Vault {
             let created = existing?.created ?? now
             // Open only what is kept: an item whose sealed parts are damaged can still be replaced.
             let keptSecret = try secret == nil
-                ? existing.map { row throws(VaultError) in try openSecret(row, service: service, account: account, cipher: cipher) } : nil
+                ? existing.map { row throws in try openSecret(row, service: service, account: account, cipher: cipher) } : nil
             let keptDetails = try details == nil
-                ? existing.map { row throws(VaultError) in try openDetails(row, service: service, account: account, cipher: cipher) } : nil
+                ? existing.map { row throws in try openDetails(row, service: service, account: account, cipher: cipher) } : nil
             guard let value = secret ?? keptSecret else { throw VaultError.invalidArgument(detail: "no secret to store") }
             if newKind == .privateKey, secret != nil { try Self.checkPrivateKey(value, service: service, account: account) }
             if existing != nil {
@@ -214,15 +214,15 @@ extension Vault {
         return row
     }
 
-    func openSecret(_ row: StoredRow, service: String, account: String, cipher: VaultCipher) throws(VaultError) -> SecretBytes {
+    func openSecret(_ row: StoredRow, service: String, account: String, cipher: VaultCipher) throws -> SecretBytes {
         try Self.openSecret(row, service: service, account: account, cipher: cipher, path: path)
     }
 
-    func openDetails(_ row: StoredRow, service: String, account: String, cipher: VaultCipher) throws(VaultError) -> VaultItemDetails {
+    func openDetails(_ row: StoredRow, service: String, account: String, cipher: VaultCipher) throws -> VaultItemDetails {
         try Self.openDetails(row, service: service, account: account, cipher: cipher, path: path)
     }
 
-    static func openSecret(_ row: StoredRow, service: String, account: String, cipher: VaultCipher, path: String) throws(VaultError) -> SecretBytes {
+    static func openSecret(_ row: StoredRow, service: String, account: String, cipher: VaultCipher, path: String) throws -> SecretBytes {
         guard let secret = cipher.open(row.secret, context: VaultCipher.itemContext("secret", kind: row.kind, service: service, account: account))
         else {
             throw VaultError.corrupted(
@@ -231,7 +231,7 @@ extension Vault {
         return secret
     }
 
-    static func openDetails(_ row: StoredRow, service: String, account: String, cipher: VaultCipher, path: String) throws(VaultError) -> VaultItemDetails {
+    static func openDetails(_ row: StoredRow, service: String, account: String, cipher: VaultCipher, path: String) throws -> VaultItemDetails {
         let context = VaultCipher.itemContext(
             "details", kind: row.kind, service: service, account: account, extra: ["\(row.created)", "\(row.modified)"])
         guard let json = cipher.open(row.details, context: context) else {
@@ -246,7 +246,7 @@ extension Vault {
 
     /// A private-key item's secret must be a private key SignetCore reads (PKCS#8 DER when
     /// stored through ``setPrivateKey(_:service:account:details:replace:)``).
-    static func checkPrivateKey(_ secret: SecretBytes, service: String, account: String) throws(VaultError) {
+    static func checkPrivateKey(_ secret: SecretBytes, service: String, account: String) throws {
         let decoded = secret.withUnsafeBytes { bytes in
             try? KeyDecoder.decode(Array(bytes), source: "\(service)/\(account)", policy: KeyPolicy(allowWeakRSA: true))
         }
@@ -269,7 +269,7 @@ struct StoredRow: Equatable {
 
     /// Reads kind, created, modified, details, secret; nil for wrong types, an error for an
     /// unknown kind.
-    init?(_ columns: ArraySlice<SQLiteValue>, path: String) throws(VaultError) {
+    init?(_ columns: ArraySlice<SQLiteValue>, path: String) throws {
         let values = Array(columns)
         guard values.count == 5, let kindText = values[0].text, let created = values[1].integer, let modified = values[2].integer,
             let details = values[3].blob, let secret = values[4].blob

@@ -9,7 +9,7 @@ extension Vault {
     ///   without it an existing item is ``VaultError/duplicateItem(service:account:)``.
     public func setPrivateKey(
         _ key: PrivateKey, service: String, account: String, details: VaultItemDetails? = nil, replace: Bool = false
-    ) throws(VaultError) {
+    ) throws {
         var der: [UInt8]
         do {
             der = try key.encoded(as: .der)
@@ -25,7 +25,7 @@ extension Vault {
     /// The private key stored under `service`/`account`.
     /// - Parameter policy: what key sizes are accepted (a weak RSA key stored with
     ///   `--allow-weak` needs the same policy to come out again).
-    public func privateKey(service: String, account: String, policy: KeyPolicy = .strict) throws(VaultError) -> PrivateKey {
+    public func privateKey(service: String, account: String, policy: KeyPolicy = .strict) throws -> PrivateKey {
         let item = try item(service: service, account: account)
         guard item.kind == .privateKey else {
             throw VaultError.wrongKind(service: service, account: account, expected: .privateKey, found: item.kind)
@@ -33,7 +33,7 @@ extension Vault {
         let secret = try secret(service: service, account: account)
         let source = VaultKeyReference(service: service, account: account).description
         do {
-            guard case .privateKey(let key) = try secret.withUnsafeBytes({ bytes throws(SignetCoreError) in
+            guard case .privateKey(let key) = try secret.withUnsafeBytes({ bytes throws in
                 try KeyDecoder.decode(Array(bytes), source: source, policy: policy)
             }) else {
                 throw VaultError.corrupted(path: path, detail: "\(source) does not hold a private key")
@@ -66,7 +66,7 @@ public struct VaultKeyReference: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `vault:SERVICE/ACCOUNT`.
-    public init(parsing text: String) throws(VaultError) {
+    public init(parsing text: String) throws {
         let prefix = Self.scheme + ":"
         guard text.hasPrefix(prefix) else {
             throw VaultError.invalidArgument(detail: "'\(text)' is not a vault key reference (vault:SERVICE/ACCOUNT)")

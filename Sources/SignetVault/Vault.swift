@@ -41,7 +41,7 @@ public actor Vault {
     /// Opens the vault at `path`, locked: it can be listed, but secrets need ``unlock(_:)``.
     ///
     /// Reads the file on the calling thread; from async code prefer ``open(path:)``.
-    public init(path: String) throws(VaultError) {
+    public init(path: String) throws {
         self.path = path
         database = try VaultDatabase(opening: path)
         header = try database.header()
@@ -51,12 +51,12 @@ public actor Vault {
     ///
     /// Derives the key (scrypt) on the calling thread; from async code prefer
     /// ``open(path:credentials:)``, which does not block a cooperative thread.
-    public init(path: String, credentials: VaultCredentials) throws(VaultError) {
+    public init(path: String, credentials: VaultCredentials) throws {
         try self.init(path: path, credentials: credentials, busyTimeout: VaultDatabase.busyTimeout)
     }
 
     /// ``init(path:credentials:)`` waiting at most `busyTimeout` for another process's write lock.
-    package init(path: String, credentials: VaultCredentials, busyTimeout: Duration) throws(VaultError) {
+    package init(path: String, credentials: VaultCredentials, busyTimeout: Duration) throws {
         self.path = path
         database = try VaultDatabase(opening: path)
         database.setBusyTimeout(busyTimeout)
@@ -66,14 +66,14 @@ public actor Vault {
     }
 
     /// Opens the vault at `path`, locked, off the cooperative threads.
-    public static func open(path: String) async throws(VaultError) -> Vault {
-        try await VaultExecutor.run { () throws(VaultError) in try Vault(path: path) }
+    public static func open(path: String) async throws -> Vault {
+        try await VaultExecutor.run { () throws in try Vault(path: path) }
     }
 
     /// Opens the vault at `path` and unlocks it, reading the file and deriving the key off the
     /// cooperative threads.
-    public static func open(path: String, credentials: VaultCredentials) async throws(VaultError) -> Vault {
-        try await VaultExecutor.run { () throws(VaultError) in try Vault(path: path, credentials: credentials) }
+    public static func open(path: String, credentials: VaultCredentials) async throws -> Vault {
+        try await VaultExecutor.run { () throws in try Vault(path: path, credentials: credentials) }
     }
 
     /// Creates a new, empty vault at `path` (mode 0600) and returns it unlocked.
@@ -83,7 +83,7 @@ public actor Vault {
     /// the `async` overload of this method does it off the cooperative threads.
     public static func create(
         at path: String, credentials: VaultCredentials, kdf: VaultKDFParameters = .default
-    ) throws(VaultError) -> Vault {
+    ) throws -> Vault {
         try makeVault(at: path, credentials: credentials, kdf: kdf)
     }
 
@@ -91,18 +91,18 @@ public actor Vault {
     /// it unlocked; fails with ``VaultError/vaultExists(path:)`` when anything exists at `path`.
     public static func create(
         at path: String, credentials: VaultCredentials, kdf: VaultKDFParameters = .default
-    ) async throws(VaultError) -> Vault {
-        try await VaultExecutor.run { () throws(VaultError) in try makeVault(at: path, credentials: credentials, kdf: kdf) }
+    ) async throws -> Vault {
+        try await VaultExecutor.run { () throws in try makeVault(at: path, credentials: credentials, kdf: kdf) }
     }
 
-    private static func makeVault(at path: String, credentials: VaultCredentials, kdf: VaultKDFParameters) throws(VaultError) -> Vault {
+    private static func makeVault(at path: String, credentials: VaultCredentials, kdf: VaultKDFParameters) throws -> Vault {
         let header = try makeHeader(vaultKey: VaultCipher.newKey().withUnsafeBytes { SecretBytes($0) }, credentials: credentials, kdf: kdf)
         try VaultDatabase.create(at: path, header: header.header)
         return try Vault(path: path, credentials: credentials)
     }
 
     /// What `path`'s vault needs to be unlocked, read without unlocking it.
-    public static func unlockMethod(at path: String) throws(VaultError) -> VaultUnlockMethod {
+    public static func unlockMethod(at path: String) throws -> VaultUnlockMethod {
         try VaultDatabase(opening: path).header().method
     }
 
@@ -115,7 +115,7 @@ public actor Vault {
     public var isLocked: Bool { cipher == nil }
 
     /// Unlocks the vault; throws ``VaultError/wrongPassphrase(path:)`` for wrong credentials.
-    public func unlock(_ credentials: VaultCredentials) throws(VaultError) {
+    public func unlock(_ credentials: VaultCredentials) throws {
         header = try database.header()
         cipher = try Self.unwrap(header: header, credentials: credentials, path: path)
     }
@@ -127,7 +127,7 @@ public actor Vault {
 
     /// Replaces the passphrase and/or key file. Only the vault key's wrapping changes (one
     /// small write); the items are not re-encrypted. The vault must be unlocked.
-    public func changeCredentials(to credentials: VaultCredentials, kdf: VaultKDFParameters = .default) throws(VaultError) {
+    public func changeCredentials(to credentials: VaultCredentials, kdf: VaultKDFParameters = .default) throws {
         let cipher = try unlocked()
         let made = try Self.makeHeader(vaultKey: cipher.keyBytes, credentials: credentials, kdf: kdf)
         try database.write {
@@ -141,7 +141,7 @@ public actor Vault {
     // MARK: Internals shared with the item operations
 
     /// The cipher, or ``VaultError/locked(path:)``.
-    func unlocked() throws(VaultError) -> VaultCipher {
+    func unlocked() throws -> VaultCipher {
         guard let cipher else { throw VaultError.locked(path: path) }
         return cipher
     }
@@ -150,7 +150,7 @@ public actor Vault {
 
     private static func makeHeader(
         vaultKey: SecretBytes, credentials: VaultCredentials, kdf: VaultKDFParameters
-    ) throws(VaultError) -> (header: VaultHeader, key: SecretBytes) {
+    ) throws -> (header: VaultHeader, key: SecretBytes) {
         let method = try credentials.method()
         do {
             try kdf.algorithm.validate()
@@ -165,7 +165,7 @@ public actor Vault {
         return (VaultHeader(method: method, kdf: kdfText, salt: salt, wrappedKey: wrapped), vaultKey)
     }
 
-    private static func unwrap(header: VaultHeader, credentials: VaultCredentials, path: String) throws(VaultError) -> VaultCipher {
+    private static func unwrap(header: VaultHeader, credentials: VaultCredentials, path: String) throws -> VaultCipher {
         let method = header.method
         if method.needsPassphrase, credentials.passphrase == nil {
             throw VaultError.credentialsRequired(path: path, detail: "this vault is unlocked with \(method.displayName); no passphrase was given")

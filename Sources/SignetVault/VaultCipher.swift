@@ -23,7 +23,7 @@ struct VaultCipher: Sendable {
     // MARK: Items
 
     /// Seals `plaintext` bound to `context` (see ``itemContext(_:kind:service:account:extra:)``).
-    func seal<Bytes: DataProtocol>(_ plaintext: Bytes, context: [String]) throws(VaultError) -> [UInt8] {
+    func seal<Bytes: DataProtocol>(_ plaintext: Bytes, context: [String]) throws -> [UInt8] {
         do {
             let box = try AES.GCM.seal(plaintext, using: key, authenticating: Self.associatedData(context))
             guard let combined = box.combined else { throw VaultError.invalidArgument(detail: "AES-GCM produced no output") }
@@ -36,8 +36,8 @@ struct VaultCipher: Sendable {
     }
 
     /// Seals a secret without copying it out of its zeroed-on-release buffer.
-    func seal(_ secret: SecretBytes, context: [String]) throws(VaultError) -> [UInt8] {
-        try secret.withUnsafeBytes { bytes in Result { () throws(VaultError) in try seal(bytes, context: context) } }.get()
+    func seal(_ secret: SecretBytes, context: [String]) throws -> [UInt8] {
+        try secret.withUnsafeBytes { bytes in Result { () throws in try seal(bytes, context: context) } }.get()
     }
 
     /// Opens what ``seal(_:context:)`` produced for the same context; nil when the bytes were
@@ -59,7 +59,7 @@ struct VaultCipher: Sendable {
     /// The key-encryption key for `credentials`.
     static func keyEncryptionKey(
         credentials: VaultCredentials, method: VaultUnlockMethod, kdf: VaultKDFParameters?, salt: [UInt8]
-    ) throws(VaultError) -> SymmetricKey {
+    ) throws -> SymmetricKey {
         var material: [UInt8] = []
         defer { SecretBytes.zero(&material) }
         if method.needsPassphrase {

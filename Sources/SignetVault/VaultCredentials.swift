@@ -24,7 +24,7 @@ public struct VaultCredentials: Sendable {
     }
 
     /// The unlock method these credentials make up, checked for emptiness and size.
-    func method() throws(VaultError) -> VaultUnlockMethod {
+    func method() throws -> VaultUnlockMethod {
         if let passphrase, passphrase.isEmpty { throw VaultError.invalidArgument(detail: "the vault passphrase is empty") }
         if let keyFile {
             guard keyFile.count >= Self.minimumKeyFileLength else {

@@ -50,12 +50,12 @@ final class VaultDatabase {
         """
 
     /// Opens the existing vault at `path` and checks that it is one.
-    init(opening path: String) throws(VaultError) {
+    init(opening path: String) throws {
         self.path = path
         let resolved: String
         do {
             resolved = try VaultPath.resolve(path)
-        } catch .io(_, let detail) where detail.hasPrefix("the folder") && detail.hasSuffix("No such file or directory") {
+        } catch VaultError.io(_, let detail) where detail.hasPrefix("the folder") && detail.hasSuffix("No such file or directory") {
             throw VaultError.vaultMissing(path: path)
         }
         guard try VaultPath.existingFile(resolved, shownAs: path) else { throw VaultError.vaultMissing(path: path) }
@@ -108,7 +108,7 @@ final class VaultDatabase {
         sqlite3_busy_timeout(connection.rawHandle, Int32(min(max(timeout / .milliseconds(1), 0), Double(Int32.max))))
     }
 
-    private init(path: String, connection: SQLiteConnection) throws(VaultError) {
+    private init(path: String, connection: SQLiteConnection) throws {
         self.path = path
         self.connection = connection
         try configure()
@@ -117,7 +117,7 @@ final class VaultDatabase {
     /// Creates a vault at `path` holding `header`, atomically: it is built under a temporary
     /// name in the same folder and linked into place, so `path` is either absent or a whole
     /// vault, and an existing file is never touched.
-    static func create(at path: String, header: VaultHeader) throws(VaultError) {
+    static func create(at path: String, header: VaultHeader) throws {
         let resolved = try VaultPath.resolve(path)
         var info = stat()
         if lstat(resolved, &info) == 0 { throw VaultError.vaultExists(path: path) }
@@ -128,7 +128,7 @@ final class VaultDatabase {
         // The database is built in a temporary file (SQLite writes it by path) and linked into
         // place only when complete, so a vault file is never half made.
         let file: AtomicFileWriter
-        do { file = try AtomicFileWriter(path: resolved, permissions: .privateToOwner) } catch { throw VaultError.io(path: path, detail: error.description) }
+        do { file = try AtomicFileWriter(path: resolved, permissions: .privateToOwner) } catch { throw VaultError.io(path: path, detail: String(describing: error)) }
         let temporary = file.temporaryPath
         do {
             let connection: SQLiteConnection
@@ -150,17 +150,17 @@ final class VaultDatabase {
         }  // the connection closes here, checkpointing and removing the temporary's WAL
         do {
             try file.commit(overwrite: false)
-        } catch .outputExists {
+        } catch SignetCoreError.outputExists {
             throw VaultError.vaultExists(path: path)
         } catch {
-            throw VaultError.io(path: path, detail: error.description)
+            throw VaultError.io(path: path, detail: String(describing: error))
         }
     }
 
     /// Per-connection settings: WAL with full sync (a committed write survives kill -9 and
     /// power loss), a busy timeout so concurrent processes queue instead of failing, deleted
     /// content overwritten, and no trust in functions named by the schema.
-    private func configure() throws(VaultError) {
+    private func configure() throws {
         try run { () throws(SQLiteError) in
             try connection.execute("PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON")
             let mode = try connection.query("PRAGMA journal_mode = WAL").first?.first?.text
@@ -172,7 +172,7 @@ final class VaultDatabase {
     }
 
     /// The header row.
-    func header() throws(VaultError) -> VaultHeader {
+    func header() throws -> VaultHeader {
         let rows = try run { () throws(SQLiteError) in
             try connection.query("SELECT unlock, kdf, salt, wrapped_key FROM vault WHERE id = 1")
         }
@@ -189,7 +189,7 @@ final class VaultDatabase {
     }
 
     /// Runs SQLite work, turning its errors into ``VaultError``s.
-    func run<T>(_ body: () throws(SQLiteError) -> T) throws(VaultError) -> T {
+    func run<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
         do {
             return try body()
         } catch {
@@ -199,13 +199,13 @@ final class VaultDatabase {
 
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE … COMMIT), rolled back on error.
     @discardableResult
-    func write<T>(_ body: () throws -> T) throws(VaultError) -> T {
+    func write<T>(_ body: () throws -> T) throws -> T {
         try read { try connection.transaction(body) }
     }
 
     /// Runs `body`, which may throw SQLite's or the vault's errors, as a ``VaultError``.
     @discardableResult
-    func read<T>(_ body: () throws -> T) throws(VaultError) -> T {
+    func read<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as VaultError {
@@ -217,13 +217,14 @@ final class VaultDatabase {
         }
     }
 
-    static func map(_ error: SQLiteError, path: String) -> VaultError {
+    static func map(_ error: any Error, path: String) -> VaultError {
+        guard let error = error as? SQLiteError else { return error as? VaultError ?? .io(path: path, detail: "\(error)") }
         switch error.primaryCode {
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy(path: path)
         case SQLITE_NOTADB: return .notAVault(path: path, detail: "not an SQLite database")
-        case SQLITE_CORRUPT: return .corrupted(path: path, detail: error.description)
+        case SQLITE_CORRUPT: return .corrupted(path: path, detail: String(describing: error))
         case SQLITE_TOOBIG: return .corrupted(path: path, detail: "a value is larger than any a vault holds")
-        default: return .io(path: path, detail: error.description)
+        default: return .io(path: path, detail: String(describing: error))
         }
     }
 }

@@ -21,10 +21,10 @@ final class VaultExecutor: SerialExecutor {
 
     /// Runs `work` on a queue of its own and returns what it returns, leaving the calling
     /// task suspended (not blocking a thread) meanwhile.
-    static func run<T: Sendable>(_ work: @escaping @Sendable () throws(VaultError) -> T) async throws(VaultError) -> T {
-        let result: Result<T, VaultError> = await withCheckedContinuation { continuation in
+    static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
             DispatchQueue(label: "signet.vault.open").async {
-                continuation.resume(returning: Result { () throws(VaultError) -> T in try work() })
+                continuation.resume(returning: Result { () throws -> T in try work() })
             }
         }
         return try result.get()

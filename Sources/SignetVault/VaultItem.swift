@@ -96,7 +96,7 @@ public enum VaultLimits {
     /// U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069.
     static let bidiControls: Set<UInt32> = [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
 
-    static func checkName(_ name: String, _ what: String) throws(VaultError) {
+    static func checkName(_ name: String, _ what: String) throws {
         let count = name.utf8.count
         guard count >= 1, count <= maximumNameLength else {
             throw VaultError.invalidArgument(detail: "the \(what) must be 1 to \(maximumNameLength) bytes long (it is \(count))")
@@ -111,14 +111,14 @@ public enum VaultLimits {
         }
     }
 
-    static func checkSecret(_ count: Int) throws(VaultError) {
+    static func checkSecret(_ count: Int) throws {
         guard count >= 1 else { throw VaultError.invalidArgument(detail: "the secret is empty") }
         guard count <= maximumSecretLength else {
             throw VaultError.invalidArgument(detail: "the secret is \(count) bytes; the limit is \(maximumSecretLength / 1024) KiB")
         }
     }
 
-    static func check(_ details: VaultItemDetails) throws(VaultError) {
+    static func check(_ details: VaultItemDetails) throws {
         for (text, what) in [(details.label, "label"), (details.comment, "comment")] {
             if let text, text.utf8.count > maximumTextLength {
                 throw VaultError.invalidArgument(detail: "the \(what) is longer than \(maximumTextLength) bytes")

@@ -10,7 +10,7 @@ enum VaultPath {
     /// The path to hand to SQLite: the folder with its symbolic links resolved (a linked home
     /// or `/tmp` is fine), the file name as given. The folder must exist and must not be
     /// writable by other users, who could otherwise plant the `-wal` and `-shm` files.
-    static func resolve(_ path: String) throws(VaultError) -> String {
+    static func resolve(_ path: String) throws -> String {
         let folder = AtomicFile.parentFolder(of: path)
         guard let base = path.split(separator: "/").last.map(String.init), base != ".", base != ".." else {
             throw VaultError.invalidArgument(detail: "'\(path)' does not name a file")
@@ -32,7 +32,7 @@ enum VaultPath {
     }
 
     /// Checks what is at the resolved path: nothing (false), or a regular file (true).
-    static func existingFile(_ resolved: String, shownAs path: String) throws(VaultError) -> Bool {
+    static func existingFile(_ resolved: String, shownAs path: String) throws -> Bool {
         var info = stat()
         guard lstat(resolved, &info) == 0 else {
             if errno == ENOENT { return false }

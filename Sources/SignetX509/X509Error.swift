@@ -72,7 +72,11 @@ extension X509Error {
 
 extension X509Error {
     /// A SignetCore failure while reading or decoding `source`, as this module reports it.
-    public init(reading error: SignetCoreError, source: String) {
+    public init(reading error: any Error, source: String) {
+        guard let error = error as? SignetCoreError else {
+            self = error as? X509Error ?? .malformed(source: source, detail: String(describing: error))
+            return
+        }
         switch error {
         case .io(let path, let detail): self = .io(path: path, detail: detail)
         case .tooLarge(_, let limit): self = .malformed(source: source, detail: "larger than the \(limit)-byte limit")

@@ -97,7 +97,7 @@ import Testing
                 let reader = try ZipReader(path: path, limits: BundleLimits())
                 for entry in reader.entries { _ = try reader.read(entry, limit: 1 << 20) }
             } catch {
-                #expect(error.category == .malformedInput, "byte \(index): \(error)")
+                #expect((error as? BundleError)?.category == .malformedInput, "byte \(index): \(error)")
             }
         }
     }

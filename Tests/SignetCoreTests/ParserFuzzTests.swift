@@ -74,7 +74,7 @@ struct ParserFuzzTests {
                 }
             } catch {
                 rejected += 1
-                #expect(!error.description.isEmpty, "seed \(seed), iteration \(iteration)")
+                #expect(error is SignetCoreError && !String(describing: error).isEmpty, "seed \(seed), iteration \(iteration): \(error)")
             }
         }
         // Most mutations must be caught; if none were, the mutator is not reaching the parsers.

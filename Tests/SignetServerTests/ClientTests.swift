@@ -100,7 +100,7 @@ import Testing
     /// rewrites answers).
     struct TamperingTransport: ClientTransport {
         let inner: any ClientTransport
-        func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
             var (head, responseBody) = try await inner.send(request, body: body)
             if let index = responseBody.firstIndex(of: UInt8(ascii: "A")) { responseBody[index] = UInt8(ascii: "B") }
             return (head, responseBody)
@@ -173,7 +173,7 @@ import Testing
         let inner: any ClientTransport
         var first: (HTTPResponse, [UInt8])?
         init(inner: any ClientTransport) { self.inner = inner }
-        func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
             if let first { return first }
             let answer = try await inner.send(request, body: body)
             first = answer

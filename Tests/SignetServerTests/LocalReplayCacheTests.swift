@@ -57,7 +57,7 @@ import Testing
         }
     }
 
-    static func insert(_ cache: LocalReplayCache, _ nonce: String, created: Int64) async throws(HTTPSignatureError) -> Bool {
+    static func insert(_ cache: LocalReplayCache, _ nonce: String, created: Int64) async throws -> Bool {
         try await cache.insert(nonce: nonce, keyID: "app", created: created, until: Date(timeIntervalSince1970: TimeInterval(created + 301)))
     }
 

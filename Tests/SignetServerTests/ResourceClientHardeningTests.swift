@@ -20,11 +20,11 @@ import Testing
     struct AddingConditionTransport: ClientTransport {
         let inner: any ClientTransport
 
-        func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
             try await inner.send(request, body: body)
         }
 
-        func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws -> (HTTPResponse, [UInt8]) {
             var altered = request
             altered.headerFields[.ifNoneMatch] = "*"
             return try await inner.download(altered, to: sink)

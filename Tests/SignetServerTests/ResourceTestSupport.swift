@@ -184,12 +184,12 @@ enum ResourceFixtures {
         let inner: any ClientTransport
         let rewrite: @Sendable (HTTPRequest, HTTPResponse, [UInt8]) -> (HTTPResponse, [UInt8])?
 
-        func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
             let (head, responseBody) = try await inner.send(request, body: body)
             return rewrite(request, head, responseBody) ?? (head, responseBody)
         }
 
-        func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws -> (HTTPResponse, [UInt8]) {
             let (head, body) = try await send(request, body: nil)
             do {
                 guard try sink.accepts(head) else { return (head, body) }
@@ -197,7 +197,7 @@ enum ResourceFixtures {
             } catch let error as ClientError {
                 throw error
             } catch {
-                throw .storage(detail: "\(error)")
+                throw ClientError.storage(detail: "\(error)")
             }
             return (head, [])
         }
@@ -244,11 +244,11 @@ enum ResourceFixtures {
         let inner: any ClientTransport
         let limit: Int
 
-        func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
             try await inner.send(request, body: body)
         }
 
-        func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws -> (HTTPResponse, [UInt8]) {
             try await inner.download(request, to: CuttingSink(inner: sink, limit: limit))
         }
     }
@@ -262,13 +262,13 @@ enum ResourceFixtures {
 
         var exchanges: [(request: HTTPRequest, status: Int)] { log.withLock { $0 } }
 
-        func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
             let answer = try await inner.send(request, body: body)
             log.withLock { $0.append((request, answer.0.status.code)) }
             return answer
         }
 
-        func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws -> (HTTPResponse, [UInt8]) {
             let answer = try await inner.download(request, to: sink)
             log.withLock { $0.append((request, answer.0.status.code)) }
             return answer
@@ -277,9 +277,9 @@ enum ResourceFixtures {
 
     /// A transport no request may reach.
     struct UnusedTransport: ClientTransport {
-        func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
             Issue.record("a request was sent: \(request.method) \(request.path ?? "")")
-            throw .unreachable(detail: "no server in this test")
+            throw ClientError.unreachable(detail: "no server in this test")
         }
     }
 }

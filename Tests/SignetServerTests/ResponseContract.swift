@@ -102,13 +102,13 @@ enum ResponseContract {
 struct ContractCheckingTransport: ClientTransport {
     let inner: any ClientTransport
 
-    func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+    func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
         let (head, responseBody) = try await inner.send(request, body: body)
         ResponseContract.check(request, head, responseBody)
         return (head, responseBody)
     }
 
-    func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+    func download(_ request: HTTPRequest, to sink: any HTTPSBodySink) async throws -> (HTTPResponse, [UInt8]) {
         let (head, responseBody) = try await inner.download(request, to: sink)
         ResponseContract.check(request, head, responseBody, streamed: responseBody.isEmpty)
         return (head, responseBody)

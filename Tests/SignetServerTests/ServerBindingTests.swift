@@ -73,7 +73,7 @@ struct ServerBindingTests {
         let replacement = Mutex<String?>(nil)
         init(inner: any ClientTransport) { self.inner = inner }
 
-        func send(_ request: HTTPRequest, body: [UInt8]?) async throws(ClientError) -> (HTTPResponse, [UInt8]) {
+        func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
             var request = request
             if let token = replacement.withLock({ $0 }), request.headerFields[.authorization] != nil {
                 request.headerFields[.authorization] = "Bearer \(token)"

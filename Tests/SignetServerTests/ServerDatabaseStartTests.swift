@@ -18,13 +18,13 @@ import Testing
 
     /// The detail of the configuration error opening `path` gives.
     static func refusal(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
-        let opened = Result { () throws(ServerError) in try ServerDatabase(location: .sqlite(path: path), logger: logger) }
+        let opened = Result { () throws in try ServerDatabase(location: .sqlite(path: path), logger: logger) }
         switch opened {
         case .success(let database):
             await database.shutdown()
             Issue.record("\(path) was opened", sourceLocation: sourceLocation)
             return ""
-        case .failure(.configuration(let detail)):
+        case .failure(ServerError.configuration(let detail)):
             #expect(detail.hasPrefix(path + ": "), "the message names the file: \(detail)", sourceLocation: sourceLocation)
             return detail
         case .failure(let error):

@@ -35,7 +35,7 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<writers {
                     group.addTask {
-                        let vault = try await VaultExecutor.run { () throws(VaultError) in
+                        let vault = try await VaultExecutor.run { () throws in
                             try Vault(path: path, credentials: passphrase(), busyTimeout: TestTimeouts.hangGuard * 3)
                         }
                         entered.increment()

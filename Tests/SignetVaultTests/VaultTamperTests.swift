@@ -280,8 +280,11 @@ import Testing
                 _ = try await vault.secret(service: item.service, account: item.account)
             }
             return .success(items.count)
-        } catch {
+        } catch let error as VaultError {
             return .failure(error)
+        } catch {
+            Issue.record("the vault threw \(type(of: error)), not a VaultError: \(error)")
+            return .failure(.io(path: path, detail: "\(error)"))
         }
     }
 }

@@ -240,11 +240,11 @@ struct OpenSSLDifferentialTests {
         let clock = ContinuousClock()
         let started = clock.now
         var refusal: X509Error? = nil
-        do throws(X509Error) {
+        do {
             _ = try await verifier.verify(
                 leaf: leaf, intermediates: intermediates, hostname: testCase.hostname, purpose: testCase.purpose, allowCommonNameFallback: true)
         } catch {
-            refusal = error
+            refusal = try #require(error as? X509Error, "the verifier threw \(type(of: error)), not an X509Error: \(error)")
         }
         return Outcome(testCase: testCase, openssl: verdict, signetError: refusal, elapsed: clock.now - started)
     }

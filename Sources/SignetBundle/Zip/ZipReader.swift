@@ -32,7 +32,7 @@ final class ZipReader: @unchecked Sendable {
     let fileSize: UInt64
     let entries: [ZipEntry]
 
-    init(path: String, limits: BundleLimits) throws(BundleError) {
+    init(path: String, limits: BundleLimits) throws {
         self.path = path
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw BundleFiles.error(path) }
@@ -57,13 +57,13 @@ final class ZipReader: @unchecked Sendable {
     deinit { close(fd) }
 
     /// Reads a whole entry, refusing more than `limit` bytes.
-    func read(_ entry: ZipEntry, limit: Int) throws(BundleError) -> [UInt8] {
+    func read(_ entry: ZipEntry, limit: Int) throws -> [UInt8] {
         guard entry.size <= UInt64(limit) else { throw BundleError.malformed(source: path, detail: "\(entry.name) is larger than \(limit) bytes") }
         return try BundleFiles.readExactly(fd, count: Int(entry.size), at: entry.dataOffset, path: path)
     }
 
     /// Streams an entry's bytes in chunks of at most `chunk` bytes.
-    func stream(_ entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(BundleError) -> Void) throws(BundleError) {
+    func stream(_ entry: ZipEntry, buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         var done: UInt64 = 0
         while done < entry.size {
             let count = Int(min(UInt64(buffer.count), entry.size - done))
@@ -90,7 +90,7 @@ private struct ZipDirectoryParser {
     }
 
     /// Finds the end records and parses every central-directory entry.
-    func readDirectory(limits: BundleLimits) throws(BundleError) -> [ZipEntry] {
+    func readDirectory(limits: BundleLimits) throws -> [ZipEntry] {
         guard fileSize >= UInt64(ZipFormat.endSize) else { throw malformed("too short to be a zip (\(fileSize) bytes)") }
         let tailSize = Int(min(fileSize, UInt64(ZipFormat.endSize + 0xFFFF)))
         let tailStart = fileSize - UInt64(tailSize)
@@ -162,7 +162,7 @@ private struct ZipDirectoryParser {
         return result
     }
 
-    private func readCentralEntry(_ reader: inout LittleEndianReader, directoryOffset: UInt64, limits: BundleLimits) throws(BundleError) -> ZipEntry {
+    private func readCentralEntry(_ reader: inout LittleEndianReader, directoryOffset: UInt64, limits: BundleLimits) throws -> ZipEntry {
         guard reader.remaining >= ZipFormat.centralHeaderSize, reader.u32() == ZipFormat.centralHeaderSignature else {
             throw malformed("a central-directory entry is damaged")
         }
@@ -206,7 +206,7 @@ private struct ZipDirectoryParser {
 
     /// Reads the local header an entry points to; its name and sizes must agree with the
     /// directory's, and its data must end before the directory starts.
-    private func checkLocalHeader(name: String, nameBytes: [UInt8], size: UInt64, headerOffset: UInt64, directoryOffset: UInt64) throws(BundleError) -> ZipEntry {
+    private func checkLocalHeader(name: String, nameBytes: [UInt8], size: UInt64, headerOffset: UInt64, directoryOffset: UInt64) throws -> ZipEntry {
         guard headerOffset < directoryOffset, directoryOffset - headerOffset >= UInt64(ZipFormat.localHeaderSize) else {
             throw unsafe(name, "its local header is outside the archive's data")
         }
@@ -261,7 +261,7 @@ private struct ZipDirectoryParser {
     /// Requires the entries to tile the file from offset 0 to the central directory: no two
     /// sharing bytes (one stored file's data counted twice), and no byte before, between or
     /// after them that no entry accounts for.
-    private func checkContiguous(_ entries: [ZipEntry], directoryOffset: UInt64) throws(BundleError) {
+    private func checkContiguous(_ entries: [ZipEntry], directoryOffset: UInt64) throws {
         var expected: UInt64 = 0
         var previous: ZipEntry?
         for entry in entries.sorted(by: { $0.headerOffset < $1.headerOffset }) {

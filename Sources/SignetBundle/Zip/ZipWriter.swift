@@ -26,7 +26,7 @@ struct ZipWriter {
     }
 
     /// Starts an entry of exactly `size` bytes.
-    mutating func begin(name: String, size: UInt64) throws(BundleError) {
+    mutating func begin(name: String, size: UInt64) throws {
         precondition(current == nil, "an entry is already open")
         let nameBytes = Array(name.utf8)
         let large = size >= 0xFFFF_FFFF
@@ -56,21 +56,21 @@ struct ZipWriter {
     }
 
     /// Appends content to the open entry.
-    mutating func write(_ buffer: UnsafeRawBufferPointer) throws(BundleError) {
+    mutating func write(_ buffer: UnsafeRawBufferPointer) throws {
         try account(buffer.count)
         try BundleFiles.writeAll(fd, buffer, path: path)
         pacer.appended(buffer.count)
         checksum(buffer)
     }
 
-    private mutating func write(bytes: [UInt8]) throws(BundleError) {
+    private mutating func write(bytes: [UInt8]) throws {
         try account(bytes.count)
         try BundleFiles.writeAll(fd, bytes, path: path)
         pacer.appended(bytes.count)
         bytes.withUnsafeBytes { checksum($0) }
     }
 
-    private mutating func account(_ count: Int) throws(BundleError) {
+    private mutating func account(_ count: Int) throws {
         guard let entry = current else { preconditionFailure("no entry is open") }
         guard entry.written + UInt64(count) <= entry.size else {
             throw BundleError.io(path: path, detail: "\(String(decoding: entry.name, as: UTF8.self)) grew while it was being added")
@@ -85,7 +85,7 @@ struct ZipWriter {
     }
 
     /// Ends the open entry: checks its size, patches its CRC-32, records it for the directory.
-    mutating func end() throws(BundleError) {
+    mutating func end() throws {
         guard let entry = current else { return }
         current = nil
         guard entry.written == entry.size else {
@@ -131,14 +131,14 @@ struct ZipWriter {
     }
 
     /// Adds a small entry in one step.
-    mutating func add(name: String, bytes: [UInt8]) throws(BundleError) {
+    mutating func add(name: String, bytes: [UInt8]) throws {
         try begin(name: name, size: UInt64(bytes.count))
         try write(bytes: bytes)
         try end()
     }
 
     /// Writes the central directory and the end records.
-    mutating func finish() throws(BundleError) {
+    mutating func finish() throws {
         let directoryOffset = offset
         let directorySize = UInt64(central.bytes.count)
         try BundleFiles.writeAll(fd, central.bytes, path: path)

@@ -14,7 +14,7 @@ public enum DecodedKey: Sendable {
     }
 
     /// Decrypts an encrypted key; other cases are returned unchanged.
-    public func decrypt(passphrase: SecretBytes, source: String, policy: KeyPolicy = .strict) throws(SignetCoreError) -> DecodedKey {
+    public func decrypt(passphrase: SecretBytes, source: String, policy: KeyPolicy = .strict) throws -> DecodedKey {
         guard case .encryptedPrivateKey(let encrypted) = self else { return self }
         var der = try encrypted.decrypt(passphrase: passphrase, source: source)
         defer { SecretBytes.zero(&der) }

@@ -21,7 +21,7 @@ public struct EncryptedPrivateKey: Sendable {
     let ciphertext: [UInt8]
 
     /// Parses the DER structure; `source` names the input in errors.
-    public init(der: [UInt8], source: String) throws(SignetCoreError) {
+    public init(der: [UInt8], source: String) throws {
         self = try KeyMaterial.parsing("encrypted PKCS#8 private key", source: source) { try Self.parse(der, source: source) }
     }
 
@@ -38,7 +38,7 @@ public struct EncryptedPrivateKey: Sendable {
     /// (RFC 7292), which carries the same PBES2 parameters as an `EncryptedPrivateKeyInfo`.
     /// `algorithmIdentifier` is the DER `AlgorithmIdentifier` (PBES2 and its parameters) and
     /// `ciphertext` the encrypted bytes; decrypt with ``decryptContent(passphrase:source:)``.
-    public init(pbes2AlgorithmIdentifier algorithmIdentifier: [UInt8], ciphertext: [UInt8], source: String) throws(SignetCoreError) {
+    public init(pbes2AlgorithmIdentifier algorithmIdentifier: [UInt8], ciphertext: [UInt8], source: String) throws {
         self = try KeyMaterial.parsing("PBES2 algorithm identifier", source: source) { () throws -> EncryptedPrivateKey in
             let algorithm = try DERKey.parseAlgorithm(try DER.parse(algorithmIdentifier))
             return try Self.parsePBES2(algorithm, ciphertext: ciphertext, source: source)
@@ -120,7 +120,7 @@ public struct EncryptedPrivateKey: Sendable {
     }
 
     /// Decrypts to the inner PKCS#8 DER. A wrong passphrase is reported as such.
-    public func decrypt(passphrase: SecretBytes, source: String) throws(SignetCoreError) -> [UInt8] {
+    public func decrypt(passphrase: SecretBytes, source: String) throws -> [UInt8] {
         var bytes = try decryptContent(passphrase: passphrase, source: source)
         // Padding alone passes by chance 1 time in 256: the content must parse too.
         guard (try? DERKey.parsePrivateKeyInfo(bytes)) != nil else {
@@ -133,7 +133,7 @@ public struct EncryptedPrivateKey: Sendable {
     /// Decrypts to the plaintext, whatever it is: the caller checks that it parses (padding
     /// alone passes by chance 1 time in 256). Wrong padding is reported as a wrong passphrase.
     /// The caller owns zeroing the result.
-    public func decryptContent(passphrase: SecretBytes, source: String) throws(SignetCoreError) -> [UInt8] {
+    public func decryptContent(passphrase: SecretBytes, source: String) throws -> [UInt8] {
         do {
             let key = try passphrase.withUnsafeBytes { bytes in
                 try KDF.Insecure.PBKDF2.deriveKey(
@@ -148,7 +148,7 @@ public struct EncryptedPrivateKey: Sendable {
 
     /// Encrypts a PKCS#8 DER private key under `passphrase` and returns the DER
     /// `EncryptedPrivateKeyInfo`.
-    public static func encrypt(pkcs8 der: [UInt8], passphrase: SecretBytes, iterations: Int = defaultIterations) throws(SignetCoreError) -> [UInt8] {
+    public static func encrypt(pkcs8 der: [UInt8], passphrase: SecretBytes, iterations: Int = defaultIterations) throws -> [UInt8] {
         let (algorithm, ciphertext) = try encryptContent(der, passphrase: passphrase, iterations: iterations)
         var serializer = DER.Serializer()
         try! serializer.appendConstructedNode(identifier: .sequence) { outer in
@@ -164,7 +164,7 @@ public struct EncryptedPrivateKey: Sendable {
     /// ciphertext. The passphrase's bytes are used as they are (UTF-8 for text), as OpenSSL does.
     public static func encryptContent(
         _ plaintext: [UInt8], passphrase: SecretBytes, iterations: Int = defaultIterations
-    ) throws(SignetCoreError) -> (algorithmIdentifier: [UInt8], ciphertext: [UInt8]) {
+    ) throws -> (algorithmIdentifier: [UInt8], ciphertext: [UInt8]) {
         guard !passphrase.isEmpty else { throw SignetCoreError.invalidArgument(detail: "the passphrase is empty") }
         guard (1...maximumIterations).contains(iterations) else {
             throw SignetCoreError.invalidArgument(detail: "PBKDF2 iteration count \(iterations) (accepted: 1 to \(maximumIterations))")

@@ -22,7 +22,7 @@ enum JWK {
         return render(document)
     }
 
-    static func encode(_ key: PrivateKey) throws(SignetCoreError) -> String {
+    static func encode(_ key: PrivateKey) throws -> String {
         var document = publicDocument(key.publicKey)
         switch key.storage {
         case .rsa:
@@ -71,14 +71,14 @@ enum JWK {
         }
     }
 
-    static func decode(_ text: String, source: String, policy: KeyPolicy) throws(SignetCoreError) -> DecodedKey {
+    static func decode(_ text: String, source: String, policy: KeyPolicy) throws -> DecodedKey {
         let document: Document
         do {
             document = try JSONDecoder().decode(Document.self, from: Data(text.utf8))
         } catch {
             throw SignetCoreError.malformed(source: source, detail: "not a valid JWK (\(describe(error)))")
         }
-        func field(_ name: String, _ value: String?) throws(SignetCoreError) -> [UInt8] {
+        func field(_ name: String, _ value: String?) throws -> [UInt8] {
             guard let value else { throw SignetCoreError.malformed(source: source, detail: "JWK is missing \"\(name)\"") }
             guard let bytes = Base64.decodeURL(value), !bytes.isEmpty else {
                 throw SignetCoreError.malformed(source: source, detail: "JWK member \"\(name)\" is not base64url")

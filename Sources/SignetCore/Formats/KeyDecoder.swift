@@ -9,7 +9,7 @@ public enum KeyDecoder {
     public static let maximumKeyFileSize = 1 << 20
 
     /// Reads and decodes the key at `path` (`-` for standard input).
-    public static func decode(path: String, policy: KeyPolicy = .strict) throws(SignetCoreError) -> DecodedKey {
+    public static func decode(path: String, policy: KeyPolicy = .strict) throws -> DecodedKey {
         let input = try FileInput(path: path)
         var bytes = try input.readAll(limit: maximumKeyFileSize)
         defer { SecretBytes.zero(&bytes) }
@@ -17,7 +17,7 @@ public enum KeyDecoder {
     }
 
     /// Decodes key bytes; `source` names them in errors.
-    public static func decode(_ bytes: [UInt8], source: String, policy: KeyPolicy = .strict) throws(SignetCoreError) -> DecodedKey {
+    public static func decode(_ bytes: [UInt8], source: String, policy: KeyPolicy = .strict) throws -> DecodedKey {
         guard !bytes.isEmpty else { throw SignetCoreError.malformed(source: source, detail: "the file is empty") }
         guard bytes.count <= maximumKeyFileSize else { throw SignetCoreError.tooLarge(source: source, limit: maximumKeyFileSize) }
         // DER always holds control bytes (tags, lengths); text formats never do.
@@ -44,7 +44,7 @@ public enum KeyDecoder {
         return try decodeRaw(bytes, source: source, policy: policy, wasBase64: false)
     }
 
-    static func decodePEM(_ text: String, source: String, policy: KeyPolicy) throws(SignetCoreError) -> DecodedKey {
+    static func decodePEM(_ text: String, source: String, policy: KeyPolicy) throws -> DecodedKey {
         let blocks = try PEM.decode(text, source: source).filter { $0.label != "EC PARAMETERS" }
         guard let block = blocks.first else {
             throw SignetCoreError.malformed(source: source, detail: "the PEM document holds only EC parameters, no key")
@@ -74,7 +74,7 @@ public enum KeyDecoder {
     }
 
     /// The shape of a DER SEQUENCE, from the types of its first fields.
-    static func decodeDER(_ der: [UInt8], source: String, policy: KeyPolicy) throws(SignetCoreError) -> DecodedKey {
+    static func decodeDER(_ der: [UInt8], source: String, policy: KeyPolicy) throws -> DecodedKey {
         let fields: [ASN1Node]
         do {
             let root = try DER.parse(der)
@@ -114,7 +114,7 @@ public enum KeyDecoder {
     }
 
     /// DER, an X9.63 EC point (iOS), `04‖X‖Y‖D` (iOS EC private), or a raw Ed25519 key.
-    static func decodeRaw(_ raw: [UInt8], source: String, policy: KeyPolicy, wasBase64: Bool) throws(SignetCoreError) -> DecodedKey {
+    static func decodeRaw(_ raw: [UInt8], source: String, policy: KeyPolicy, wasBase64: Bool) throws -> DecodedKey {
         // 32 base64 bytes are an Ed25519 public key whatever the first byte is: no supported DER
         // structure is that short, so a leading 0x30 must not send it to the DER decoder.
         if wasBase64, raw.count == 32 { return .publicKey(try KeyMaterial.ed25519PublicKey(raw: raw, source: source)) }
@@ -135,7 +135,7 @@ public enum KeyDecoder {
             source: source, detail: "not a key in any supported format (PEM, DER, OpenSSH, JWK or iOS raw base64)")
     }
 
-    private static func iosECPrivate(_ raw: [UInt8], size: Int, curve: ASN1ObjectIdentifier, source: String) throws(SignetCoreError) -> PrivateKey {
+    private static func iosECPrivate(_ raw: [UInt8], size: Int, curve: ASN1ObjectIdentifier, source: String) throws -> PrivateKey {
         let point = Array(raw[0..<(1 + 2 * size)])
         var scalar = Array(raw[(1 + 2 * size)...])
         defer { SecretBytes.zero(&scalar) }

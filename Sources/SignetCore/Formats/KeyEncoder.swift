@@ -50,7 +50,7 @@ extension PrivateKeyFormat {
 extension PrivateKey {
     /// Encodes the key. With a `passphrase`, the result is an encrypted PKCS#8 key (only
     /// the `pem` and `der` formats can be encrypted).
-    public func encoded(as format: PrivateKeyFormat, passphrase: SecretBytes? = nil) throws(SignetCoreError) -> [UInt8] {
+    public func encoded(as format: PrivateKeyFormat, passphrase: SecretBytes? = nil) throws -> [UInt8] {
         if passphrase != nil, format != .pem, format != .der {
             throw SignetCoreError.invalidArgument(detail: "only PKCS#8 keys (the pem or der format) can be encrypted")
         }
@@ -90,7 +90,7 @@ extension PrivateKey {
 
 extension PublicKey {
     /// Encodes the key; `comment` ends OpenSSH lines.
-    public func encoded(as format: PublicKeyFormat, comment: String? = nil) throws(SignetCoreError) -> [UInt8] {
+    public func encoded(as format: PublicKeyFormat, comment: String? = nil) throws -> [UInt8] {
         switch format {
         case .pem: return Array(PEM.encode(label: "PUBLIC KEY", der: spkiDER).utf8)
         case .der: return spkiDER

@@ -5,7 +5,7 @@ import SwiftASN1
 /// Builds keys from the DER structures of `DERKey` and back, enforcing the ``KeyPolicy``.
 enum KeyMaterial {
     /// Runs a DER parse, turning any failure into a message that names the structure.
-    static func parsing<T>(_ structure: String, source: String, _ body: () throws -> T) throws(SignetCoreError) -> T {
+    static func parsing<T>(_ structure: String, source: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SignetCoreError {
@@ -37,7 +37,7 @@ enum KeyMaterial {
         return (bytes.count - index - 1) * 8 + (8 - bytes[index].leadingZeroBitCount)
     }
 
-    static func checkRSASize(modulus: [UInt8], source: String, policy: KeyPolicy) throws(SignetCoreError) -> Bool {
+    static func checkRSASize(modulus: [UInt8], source: String, policy: KeyPolicy) throws -> Bool {
         let bits = bitLength(ofUnsigned: modulus)
         if bits < 1024 {
             throw SignetCoreError.unsupported(source: source, detail: "RSA keys under 1024 bits (this one has \(bits)) cannot be used at all")
@@ -54,7 +54,7 @@ enum KeyMaterial {
 
     // MARK: Public keys
 
-    static func publicKey(spki der: [UInt8], source: String, policy: KeyPolicy) throws(SignetCoreError) -> PublicKey {
+    static func publicKey(spki der: [UInt8], source: String, policy: KeyPolicy) throws -> PublicKey {
         let spki = try parsing("SubjectPublicKeyInfo", source: source) { try DERKey.parseSPKI(der) }
         let oid = spki.algorithm.oid
         switch oid {
@@ -70,7 +70,7 @@ enum KeyMaterial {
         }
     }
 
-    static func rsaPublicKey(pkcs1 der: [UInt8], source: String, policy: KeyPolicy) throws(SignetCoreError) -> PublicKey {
+    static func rsaPublicKey(pkcs1 der: [UInt8], source: String, policy: KeyPolicy) throws -> PublicKey {
         let parts = try parsing("RSA public key", source: source) { try DERKey.parseRSAPublicKey(der) }
         let weak = try checkRSASize(modulus: parts.n, source: source, policy: policy)
         let spki = DERKey.serializeSPKI(oid: OID.rsaEncryption, curve: nil, null: true, key: DERKey.serializeRSAPublicKey(n: parts.n, e: parts.e))
@@ -84,14 +84,14 @@ enum KeyMaterial {
         }
     }
 
-    static func curveOID(_ parameters: ASN1Node?, source: String) throws(SignetCoreError) -> ASN1ObjectIdentifier {
+    static func curveOID(_ parameters: ASN1Node?, source: String) throws -> ASN1ObjectIdentifier {
         guard let parameters, let oid = try? ASN1ObjectIdentifier(derEncoded: parameters) else {
             throw SignetCoreError.unsupported(source: source, detail: "EC keys with explicit curve parameters (only named curves are accepted)")
         }
         return oid
     }
 
-    static func ecPublicKey(point: [UInt8], curve: ASN1ObjectIdentifier, source: String) throws(SignetCoreError) -> PublicKey {
+    static func ecPublicKey(point: [UInt8], curve: ASN1ObjectIdentifier, source: String) throws -> PublicKey {
         do {
             switch curve {
             case OID.prime256v1:
@@ -110,7 +110,7 @@ enum KeyMaterial {
         }
     }
 
-    static func ed25519PublicKey(raw: [UInt8], source: String) throws(SignetCoreError) -> PublicKey {
+    static func ed25519PublicKey(raw: [UInt8], source: String) throws -> PublicKey {
         guard raw.count == 32, let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
             throw SignetCoreError.malformed(source: source, detail: "an Ed25519 public key must be 32 bytes (found \(raw.count))")
         }
@@ -119,7 +119,7 @@ enum KeyMaterial {
 
     // MARK: Private keys
 
-    static func privateKey(pkcs8 der: [UInt8], source: String, policy: KeyPolicy) throws(SignetCoreError) -> PrivateKey {
+    static func privateKey(pkcs8 der: [UInt8], source: String, policy: KeyPolicy) throws -> PrivateKey {
         let info = try parsing("PKCS#8 private key", source: source) { try DERKey.parsePrivateKeyInfo(der) }
         var inner = info.privateKey
         defer { SecretBytes.zero(&inner) }
@@ -140,7 +140,7 @@ enum KeyMaterial {
         }
     }
 
-    static func rsaPrivateKey(pkcs1 der: [UInt8], source: String, policy: KeyPolicy) throws(SignetCoreError) -> PrivateKey {
+    static func rsaPrivateKey(pkcs1 der: [UInt8], source: String, policy: KeyPolicy) throws -> PrivateKey {
         let parts = try parsing("RSA private key", source: source) { try DERKey.parseRSAPrivateKey(der) }
         let weak = try checkRSASize(modulus: parts.n, source: source, policy: policy)
         do {
@@ -154,7 +154,7 @@ enum KeyMaterial {
     }
 
     /// A SEC1 `ECPrivateKey`; `curve` comes from the PKCS#8 wrapper, or from the key itself.
-    static func ecPrivateKey(sec1 der: [UInt8], curve outerCurve: ASN1ObjectIdentifier?, source: String) throws(SignetCoreError) -> PrivateKey {
+    static func ecPrivateKey(sec1 der: [UInt8], curve outerCurve: ASN1ObjectIdentifier?, source: String) throws -> PrivateKey {
         let parsed = try parsing("EC private key", source: source) { try DERKey.parseECPrivateKey(der) }
         var scalar = parsed.scalar
         defer { SecretBytes.zero(&scalar) }

@@ -30,7 +30,7 @@ enum OpenSSHPrivateKey {
 
     /// Decodes `body`, the base64-decoded body of an `OPENSSH PRIVATE KEY` PEM block; `source`
     /// names it in errors.
-    static func decode(_ body: [UInt8], source: String, policy: KeyPolicy) throws(SignetCoreError) -> PrivateKey {
+    static func decode(_ body: [UInt8], source: String, policy: KeyPolicy) throws -> PrivateKey {
         var reader = SSHReader(body)
         guard reader.bytes(count: magic.count) == magic else {
             throw SignetCoreError.malformed(source: source, detail: "not an OpenSSH private key (the openssh-key-v1 magic is missing)")
@@ -73,7 +73,7 @@ enum OpenSSHPrivateKey {
     }
 
     /// The private section: check integers, the key of `type`, the comment and the padding.
-    private static func decodeSection(_ section: [UInt8], type: String, source: String, policy: KeyPolicy) throws(SignetCoreError) -> PrivateKey {
+    private static func decodeSection(_ section: [UInt8], type: String, source: String, policy: KeyPolicy) throws -> PrivateKey {
         var reader = SSHReader(section)
         guard let check1 = reader.uint32(), let check2 = reader.uint32() else {
             throw malformed("the private section is truncated", source: source)
@@ -105,7 +105,7 @@ enum OpenSSHPrivateKey {
     }
 
     /// `string public key (32 bytes)`, `string seed ‖ public key (64 bytes)`.
-    private static func ed25519(_ reader: inout SSHReader, source: String) throws(SignetCoreError) -> PrivateKey {
+    private static func ed25519(_ reader: inout SSHReader, source: String) throws -> PrivateKey {
         guard let publicKey = reader.string(), var secret = reader.string() else {
             throw malformed("the Ed25519 key is truncated", source: source)
         }
@@ -124,7 +124,7 @@ enum OpenSSHPrivateKey {
     }
 
     /// `string curve name`, `string public point (uncompressed)`, `mpint private scalar`.
-    private static func ecdsa(_ reader: inout SSHReader, p256: Bool, source: String) throws(SignetCoreError) -> PrivateKey {
+    private static func ecdsa(_ reader: inout SSHReader, p256: Bool, source: String) throws -> PrivateKey {
         guard let curve = reader.string(), let point = reader.string() else {
             throw malformed("the ECDSA key is truncated", source: source)
         }
@@ -155,7 +155,7 @@ enum OpenSSHPrivateKey {
     }
 
     /// `mpint n, e, d, iqmp (q⁻¹ mod p), p, q`.
-    private static func rsa(_ reader: inout SSHReader, source: String, policy: KeyPolicy) throws(SignetCoreError) -> PrivateKey {
+    private static func rsa(_ reader: inout SSHReader, source: String, policy: KeyPolicy) throws -> PrivateKey {
         let n = try mpint(&reader, "RSA modulus", source: source)
         let e = try mpint(&reader, "RSA public exponent", source: source)
         var d = try mpint(&reader, "RSA private exponent", source: source)
@@ -201,7 +201,7 @@ enum OpenSSHPrivateKey {
 
     /// An SSH mpint (RFC 4251 §5: two's complement, big-endian) that must not be negative, as
     /// unsigned big-endian bytes without leading zeros (which OpenSSH also skips).
-    private static func mpint(_ reader: inout SSHReader, _ name: String, source: String) throws(SignetCoreError) -> [UInt8] {
+    private static func mpint(_ reader: inout SSHReader, _ name: String, source: String) throws -> [UInt8] {
         guard var raw = reader.string() else { throw malformed("truncated in the \(name)", source: source) }
         defer { SecretBytes.zero(&raw) }
         if let first = raw.first, first & 0x80 != 0 { throw malformed("the \(name) is negative", source: source) }

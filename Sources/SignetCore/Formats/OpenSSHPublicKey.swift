@@ -39,7 +39,7 @@ enum OpenSSHPublicKey {
         return blob.data
     }
 
-    static func decode(_ line: String, source: String, policy: KeyPolicy) throws(SignetCoreError) -> PublicKey {
+    static func decode(_ line: String, source: String, policy: KeyPolicy) throws -> PublicKey {
         let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard fields.count >= 2 else {
             throw SignetCoreError.malformed(source: source, detail: "an OpenSSH public key needs a type and a base64 blob")
@@ -54,7 +54,7 @@ enum OpenSSHPublicKey {
 
     /// The key in an SSH wire-format public key blob, which must be of `type` (`ssh-ed25519` …);
     /// the line decoder above and ``OpenSSHPrivateKey`` share it.
-    static func decode(blob: [UInt8], type: String, source: String, policy: KeyPolicy) throws(SignetCoreError) -> PublicKey {
+    static func decode(blob: [UInt8], type: String, source: String, policy: KeyPolicy) throws -> PublicKey {
         var reader = SSHReader(blob)
         func fail(_ detail: String) -> SignetCoreError { .malformed(source: source, detail: "OpenSSH \(type) key: \(detail)") }
         guard let blobType = reader.string() else { throw fail("the blob is truncated") }

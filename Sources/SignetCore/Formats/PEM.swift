@@ -30,7 +30,7 @@ public enum PEM {
     }
 
     /// Decodes every block in `text`. Text outside blocks is ignored, as openssl does.
-    public static func decode(_ text: String, source: String) throws(SignetCoreError) -> [PEMBlock] {
+    public static func decode(_ text: String, source: String) throws -> [PEMBlock] {
         var blocks: [PEMBlock] = []
         var current: (label: String, line: Int, headers: [String: String], body: String, inHeaders: Bool)?
         var lineNumber = 0

@@ -41,7 +41,7 @@ public struct BLAKE2b: Sendable {
     }
 
     /// A hasher with a digest of `digestLength` bytes (1 to 64; BLAKE2b-256 is 32).
-    public init(digestLength: Int) throws(SignetCoreError) {
+    public init(digestLength: Int) throws {
         guard (1...Self.maximumDigestLength).contains(digestLength) else {
             throw SignetCoreError.invalidArgument(detail: "BLAKE2b digest length must be from 1 to 64 bytes, not \(digestLength)")
         }
@@ -118,7 +118,7 @@ public struct BLAKE2b: Sendable {
     }
 
     /// The digest of `message`.
-    public static func hash<Bytes: Sequence>(_ message: Bytes, digestLength: Int = maximumDigestLength) throws(SignetCoreError) -> [UInt8]
+    public static func hash<Bytes: Sequence>(_ message: Bytes, digestLength: Int = maximumDigestLength) throws -> [UInt8]
     where Bytes.Element == UInt8 {
         var hasher = try BLAKE2b(digestLength: digestLength)
         hasher.update(message)
@@ -129,14 +129,14 @@ public struct BLAKE2b: Sendable {
     /// whatever the size.
     public static func hash(
         path: String, digestLength: Int = maximumDigestLength, progress: FileDigester.Progress? = nil
-    ) throws(SignetCoreError) -> [UInt8] {
+    ) throws -> [UInt8] {
         try hash(input: FileInput(path: path), digestLength: digestLength, progress: progress)
     }
 
     /// The digest of everything `input` yields.
     public static func hash(
         input: FileInput, digestLength: Int = maximumDigestLength, progress: FileDigester.Progress? = nil
-    ) throws(SignetCoreError) -> [UInt8] {
+    ) throws -> [UInt8] {
         var hasher = try BLAKE2b(digestLength: digestLength)
         try input.stream(progress: progress) { hasher.update(bufferPointer: $0) }
         return hasher.finalize()

@@ -50,7 +50,7 @@ public struct ChecksumList: Sendable {
     /// - Throws: ``SignetCoreError/insecureAlgorithm(source:algorithm:)`` for an MD5 or SHA-1
     ///   line without `allowInsecure`; ``SignetCoreError/malformed(source:detail:)`` when no
     ///   line is a checksum line.
-    public init(bytes: [UInt8], source: String, algorithm: DigestAlgorithm? = nil, allowInsecure: Bool = false) throws(SignetCoreError) {
+    public init(bytes: [UInt8], source: String, algorithm: DigestAlgorithm? = nil, allowInsecure: Bool = false) throws {
         var entries: [Entry] = []
         var improper: [Int] = []
         var lineNumber = 0
@@ -75,7 +75,7 @@ public struct ChecksumList: Sendable {
     }
 
     /// Reads and parses the list at `path` (`-`: standard input), at most ``maximumSize`` bytes.
-    public init(path: String, algorithm: DigestAlgorithm? = nil, allowInsecure: Bool = false) throws(SignetCoreError) {
+    public init(path: String, algorithm: DigestAlgorithm? = nil, allowInsecure: Bool = false) throws {
         try self.init(
             bytes: try FileInput.readAll(path: path, limit: Self.maximumSize), source: path == "-" ? "standard input" : path,
             algorithm: algorithm, allowInsecure: allowInsecure)
@@ -99,7 +99,7 @@ public struct ChecksumList: Sendable {
             let entry = checked[index]
             switch result {
             case .success(let digest): report(entry, ConstantTime.equals(digest.bytes, entry.line.digest) ? .ok : .mismatch)
-            case .failure(let error): report(entry, .unreadable(error))
+            case .failure(let error): report(entry, .unreadable(error as? SignetCoreError ?? .io(path: entry.line.path, detail: "\(error)")))
             }
         }
         return checked

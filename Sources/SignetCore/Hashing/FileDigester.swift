@@ -6,14 +6,14 @@ public enum FileDigester {
     /// Hashes the file at `path` (`-` for standard input) in chunks.
     public static func digest(
         path: String, algorithm: DigestAlgorithm, progress: Progress? = nil
-    ) throws(SignetCoreError) -> MessageDigest {
+    ) throws -> MessageDigest {
         try digest(input: FileInput(path: path), algorithm: algorithm, progress: progress)
     }
 
     /// Hashes everything `input` yields.
     public static func digest(
         input: FileInput, algorithm: DigestAlgorithm, progress: Progress? = nil
-    ) throws(SignetCoreError) -> MessageDigest {
+    ) throws -> MessageDigest {
         var hasher = algorithm.makeHasher()
         try input.stream(progress: progress) { hasher.update(bufferPointer: $0) }
         return hasher.finalize()
@@ -27,7 +27,7 @@ public enum FileDigester {
         algorithm: DigestAlgorithm,
         concurrency: Int = SystemInfo.activeProcessorCount,
         progress: Progress? = nil,
-        onResult: (Int, Result<MessageDigest, SignetCoreError>) -> Void
+        onResult: (Int, Result<MessageDigest, any Error>) -> Void
     ) async {
         await digest(jobs: paths.map { ($0, algorithm) }, concurrency: concurrency, progress: progress, onResult: onResult)
     }
@@ -38,17 +38,17 @@ public enum FileDigester {
         jobs: [(path: String, algorithm: DigestAlgorithm)],
         concurrency: Int = SystemInfo.activeProcessorCount,
         progress: Progress? = nil,
-        onResult: (Int, Result<MessageDigest, SignetCoreError>) -> Void
+        onResult: (Int, Result<MessageDigest, any Error>) -> Void
     ) async {
         let width = max(1, concurrency)
-        await withTaskGroup(of: (Int, Result<MessageDigest, SignetCoreError>).self) { group in
+        await withTaskGroup(of: (Int, Result<MessageDigest, any Error>).self) { group in
             var next = 0
-            var pending: [Int: Result<MessageDigest, SignetCoreError>] = [:]
+            var pending: [Int: Result<MessageDigest, any Error>] = [:]
             var emitted = 0
             func launch(_ index: Int) {
                 let (path, algorithm) = jobs[index]
                 group.addTask {
-                    do throws(SignetCoreError) {
+                    do {
                         return (index, .success(try digest(path: path, algorithm: algorithm, progress: progress)))
                     } catch {
                         return (index, .failure(error))

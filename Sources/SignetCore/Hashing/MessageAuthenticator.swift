@@ -35,7 +35,7 @@ public struct MessageAuthenticator: Sendable {
     ///
     /// The key schedule is made once per `key` and kept with it (a server checks every request
     /// under the same few keys); it goes when `key` does.
-    public init(algorithm: Algorithm, key: SecretBytes) throws(SignetCoreError) {
+    public init(algorithm: Algorithm, key: SecretBytes) throws {
         guard !key.isEmpty else { throw SignetCoreError.invalidArgument(detail: "the HMAC key is empty") }
         self.algorithm = algorithm
         switch algorithm {
@@ -96,7 +96,7 @@ public struct MessageAuthenticator: Sendable {
     /// Computes the tag of a whole file (or `-`) in constant memory.
     public static func authenticate(
         path: String, algorithm: Algorithm, key: SecretBytes, progress: FileDigester.Progress? = nil
-    ) throws(SignetCoreError) -> [UInt8] {
+    ) throws -> [UInt8] {
         var mac = try MessageAuthenticator(algorithm: algorithm, key: key)
         let input = try FileInput(path: path)
         try input.stream(progress: progress) { mac.update(bufferPointer: $0) }
@@ -105,7 +105,7 @@ public struct MessageAuthenticator: Sendable {
 
     /// Checks `expected` against the computed `tag` in constant time; throws
     /// ``SignetCoreError/mismatch(detail:)`` when they differ.
-    public static func verify(tag: [UInt8], expected: [UInt8], subject: String) throws(SignetCoreError) {
+    public static func verify(tag: [UInt8], expected: [UInt8], subject: String) throws {
         guard ConstantTime.equals(tag, expected) else {
             throw SignetCoreError.mismatch(detail: "\(subject): HMAC does not match")
         }

@@ -101,14 +101,14 @@ public struct KeySourceResolver: Sendable {
     }
 
     /// The decoded content of a key file, without decrypting it.
-    public func decodeFile(_ path: String) throws(SignetCoreError) -> DecodedKey {
+    public func decodeFile(_ path: String) throws -> DecodedKey {
         try KeyDecoder.decode(path: path, policy: policy)
     }
 
     /// The name of a key file in messages.
     public func displayName(_ path: String) -> String { path == "-" ? "standard input" : path }
 
-    private func provider(for source: String) throws(SignetCoreError) -> (any KeySourceProvider, String)? {
+    private func provider(for source: String) throws -> (any KeySourceProvider, String)? {
         guard let colon = source.firstIndex(of: ":") else { return nil }
         let scheme = String(source[..<colon])
         if let provider = providers[scheme] { return (provider, source) }

@@ -16,7 +16,7 @@ public struct PrivateKey: Sendable {
 
     /// Generates a new key with the system's secure random generator. Weak types
     /// (``KeyGenerationType/rsa1024``) are refused unless `policy` allows them.
-    public static func generate(_ type: KeyGenerationType, policy: KeyPolicy = .strict) throws(SignetCoreError) -> PrivateKey {
+    public static func generate(_ type: KeyGenerationType, policy: KeyPolicy = .strict) throws -> PrivateKey {
         if type.isWeak, !policy.allowWeakRSA {
             throw SignetCoreError.weakKey(source: "key generation", bits: 1024)
         }

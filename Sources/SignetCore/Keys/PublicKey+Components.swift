@@ -8,7 +8,7 @@ extension PublicKey {
     /// - Throws: ``SignetCoreError/weakKey(source:bits:)`` below 2048 bits under a strict
     ///   policy, ``SignetCoreError/unsupported(source:detail:)`` outside 1024 to 16384 bits,
     ///   ``SignetCoreError/malformed(source:detail:)`` for numbers that are not an RSA key.
-    public init(rsaModulus: [UInt8], publicExponent: [UInt8], source: String, policy: KeyPolicy = .strict) throws(SignetCoreError) {
+    public init(rsaModulus: [UInt8], publicExponent: [UInt8], source: String, policy: KeyPolicy = .strict) throws {
         guard !rsaModulus.isEmpty, !publicExponent.isEmpty else {
             throw SignetCoreError.malformed(source: source, detail: "an RSA public key needs a modulus and a public exponent")
         }
@@ -21,7 +21,7 @@ extension PublicKey {
     ///
     /// - Throws: ``SignetCoreError/malformed(source:detail:)`` when the point is not on the
     ///   curve, ``SignetCoreError/invalidArgument(detail:)`` for another `kind`.
-    public init(ecPoint: [UInt8], kind: KeyKind, source: String) throws(SignetCoreError) {
+    public init(ecPoint: [UInt8], kind: KeyKind, source: String) throws {
         switch kind {
         case .p256: self = try KeyMaterial.ecPublicKey(point: ecPoint, curve: OID.prime256v1, source: source)
         case .p384: self = try KeyMaterial.ecPublicKey(point: ecPoint, curve: OID.secp384r1, source: source)
@@ -32,7 +32,7 @@ extension PublicKey {
     /// An Ed25519 public key from its 32 bytes (RFC 8032).
     ///
     /// - Throws: ``SignetCoreError/malformed(source:detail:)`` for another length.
-    public init(ed25519: [UInt8], source: String) throws(SignetCoreError) {
+    public init(ed25519: [UInt8], source: String) throws {
         self = try KeyMaterial.ed25519PublicKey(raw: ed25519, source: source)
     }
 }

@@ -96,7 +96,7 @@ public enum MinisignFile {
     public static func verify(
         _ signature: MinisignSignature, path: String, publicKey: MinisignPublicKey, allowLegacy: Bool = false,
         progress: FileDigester.Progress? = nil
-    ) throws(SignetCoreError) -> MinisignSignature {
+    ) throws -> MinisignSignature {
         if !allowLegacy, signature.algorithm == .legacy {
             throw SignetCoreError.legacySignatureNotAllowed(source: path)
         }
@@ -115,7 +115,7 @@ public enum MinisignFile {
     }
 
     /// What the file signature covers: the file's BLAKE2b-512 digest, or (legacy) the file.
-    static func message(path: String, algorithm: MinisignSignature.Algorithm, progress: FileDigester.Progress?) throws(SignetCoreError) -> [UInt8] {
+    static func message(path: String, algorithm: MinisignSignature.Algorithm, progress: FileDigester.Progress?) throws -> [UInt8] {
         let input = try FileInput(path: path)
         switch algorithm {
         case .prehashed:
@@ -125,7 +125,7 @@ public enum MinisignFile {
                 let bytes = try input.readAll(limit: maximumLegacyMessageSize)
                 progress?(bytes.count)
                 return bytes
-            } catch .tooLarge {
+            } catch SignetCoreError.tooLarge {
                 throw SignetCoreError.tooLarge(
                     source: "\(input.displayName) (a legacy \"Ed\" minisign signature covers the whole file, held in memory; the default prehashed signatures stream files of any size)",
                     limit: maximumLegacyMessageSize)

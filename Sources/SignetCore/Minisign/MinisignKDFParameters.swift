@@ -46,7 +46,7 @@ public struct MinisignKDFParameters: Sendable, Equatable {
 
     /// Refuses limits that libsodium would refuse or that need more than
     /// ``maximumMemory``.
-    func validate(source: String) throws(SignetCoreError) {
+    func validate(source: String) throws {
         let (logN, r, p) = scrypt
         guard p >= 1 else {
             throw SignetCoreError.malformed(
@@ -61,7 +61,7 @@ public struct MinisignKDFParameters: Sendable, Equatable {
     }
 
     /// The `length`-byte key stream scrypt derives from `passphrase` and `salt`.
-    func keyStream(passphrase: SecretBytes, salt: [UInt8], length: Int, source: String) throws(SignetCoreError) -> SecretBytes {
+    func keyStream(passphrase: SecretBytes, salt: [UInt8], length: Int, source: String) throws -> SecretBytes {
         try validate(source: source)
         let (logN, r, p) = scrypt
         do {

@@ -24,7 +24,7 @@ public struct MinisignPublicKey: Sendable, Equatable {
     static let encodedLength = 2 + MinisignKeyID.byteCount + 32
 
     /// A key from its id and raw Ed25519 public key.
-    public init(keyID: MinisignKeyID, rawKey: [UInt8]) throws(SignetCoreError) {
+    public init(keyID: MinisignKeyID, rawKey: [UInt8]) throws {
         guard rawKey.count == 32, let key = try? Curve25519.Signing.PublicKey(rawRepresentation: rawKey) else {
             throw SignetCoreError.malformed(source: "minisign public key", detail: "an Ed25519 public key is 32 bytes, not \(rawKey.count)")
         }
@@ -34,14 +34,14 @@ public struct MinisignPublicKey: Sendable, Equatable {
     }
 
     /// Parses the base64 key line (what `minisign -P` takes).
-    public init(base64 text: String, source: String = "public key") throws(SignetCoreError) {
+    public init(base64 text: String, source: String = "public key") throws {
         let line = Array(text.utf8)
         guard line.count <= 1024 else { throw SignetCoreError.tooLarge(source: source, limit: 1024) }
         try self.init(line: line[...], number: 1, source: source)
     }
 
     /// Parses the contents of a public key file.
-    public init(fileContents: [UInt8], source: String) throws(SignetCoreError) {
+    public init(fileContents: [UInt8], source: String) throws {
         let lines = try MinisignText.lines(fileContents, count: 2, what: "a minisign public key file", source: source)
         _ = try MinisignText.comment(
             lines[0], prefix: MinisignText.untrustedCommentPrefix, maximumLength: MinisignText.maximumUntrustedLineLength,
@@ -49,7 +49,7 @@ public struct MinisignPublicKey: Sendable, Equatable {
         try self.init(line: lines[1], number: 2, source: source)
     }
 
-    private init(line: ArraySlice<UInt8>, number: Int, source: String) throws(SignetCoreError) {
+    private init(line: ArraySlice<UInt8>, number: Int, source: String) throws {
         let decoded = try MinisignText.base64(line, count: Self.encodedLength, what: "a minisign public key", number: number, source: source)
         guard decoded.starts(with: Self.algorithm) else {
             throw SignetCoreError.unsupported(
@@ -58,12 +58,12 @@ public struct MinisignPublicKey: Sendable, Equatable {
         do {
             try self.init(keyID: MinisignKeyID(checked: Array(decoded[2..<10])), rawKey: Array(decoded[10...]))
         } catch {
-            throw SignetCoreError.malformed(source: source, detail: error.description)
+            throw SignetCoreError.malformed(source: source, detail: String(describing: error))
         }
     }
 
     /// Reads a public key file (`-`: standard input).
-    public static func read(path: String) throws(SignetCoreError) -> MinisignPublicKey {
+    public static func read(path: String) throws -> MinisignPublicKey {
         let input = try FileInput(path: path)
         return try MinisignPublicKey(fileContents: input.readAll(limit: MinisignText.maximumFileSize), source: input.displayName)
     }

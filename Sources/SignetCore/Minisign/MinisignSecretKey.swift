@@ -43,7 +43,7 @@ public struct MinisignSecretKey: Sendable {
     ///   - comment: the untrusted first line's text (default: what minisign writes).
     public func fileContents(
         passphrase: SecretBytes?, parameters: MinisignKDFParameters = .sensitive, comment: String? = nil
-    ) throws(SignetCoreError) -> [UInt8] {
+    ) throws -> [UInt8] {
         let commentText = comment ?? (passphrase == nil ? "minisign unencrypted secret key" : "minisign encrypted secret key")
         try MinisignText.checkComment(commentText, kind: "untrusted", maximumLength: MinisignText.maximumUntrustedLineLength - 19)
         var material = keyMaterial()

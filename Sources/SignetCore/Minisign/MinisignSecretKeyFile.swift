@@ -30,7 +30,7 @@ public struct MinisignSecretKeyFile: Sendable {
     static let encodedLength = 2 + 2 + 2 + saltLength + 8 + 8 + materialLength
 
     /// Parses the contents of a secret key file.
-    public init(fileContents: [UInt8], source: String) throws(SignetCoreError) {
+    public init(fileContents: [UInt8], source: String) throws {
         self.source = source
         let lines = try MinisignText.lines(fileContents, count: 2, what: "a minisign secret key file", source: source)
         _ = try MinisignText.comment(
@@ -65,7 +65,7 @@ public struct MinisignSecretKeyFile: Sendable {
     }
 
     /// Reads a secret key file (`-`: standard input).
-    public static func read(path: String) throws(SignetCoreError) -> MinisignSecretKeyFile {
+    public static func read(path: String) throws -> MinisignSecretKeyFile {
         let input = try FileInput(path: path)
         var bytes = try input.readAll(limit: MinisignText.maximumFileSize)
         defer { SecretBytes.zero(&bytes) }
@@ -77,7 +77,7 @@ public struct MinisignSecretKeyFile: Sendable {
     /// Throws ``SignetCoreError/wrongPassphrase(source:)`` when the checksum does not match
     /// after decryption, ``SignetCoreError/passphraseUnavailable(source:detail:)`` when an
     /// encrypted key gets no passphrase.
-    public func decrypt(passphrase: SecretBytes?) throws(SignetCoreError) -> MinisignSecretKey {
+    public func decrypt(passphrase: SecretBytes?) throws -> MinisignSecretKey {
         var plain = material.bytes
         defer { SecretBytes.zero(&plain) }
         if isEncrypted {

@@ -74,7 +74,7 @@ public struct MinisignSignature: Sendable, Equatable {
     }
 
     /// Parses a `.minisig` file.
-    public init(fileContents: [UInt8], source: String) throws(SignetCoreError) {
+    public init(fileContents: [UInt8], source: String) throws {
         let lines = try MinisignText.lines(fileContents, count: 4, what: "a minisign signature file", source: source)
         untrustedComment = try MinisignText.comment(
             lines[0], prefix: MinisignText.untrustedCommentPrefix, maximumLength: MinisignText.maximumUntrustedLineLength,
@@ -97,7 +97,7 @@ public struct MinisignSignature: Sendable, Equatable {
     }
 
     /// Reads a `.minisig` file (`-`: standard input).
-    public static func read(path: String) throws(SignetCoreError) -> MinisignSignature {
+    public static func read(path: String) throws -> MinisignSignature {
         let input = try FileInput(path: path)
         return try MinisignSignature(fileContents: input.readAll(limit: MinisignText.maximumFileSize), source: input.displayName)
     }

@@ -13,7 +13,7 @@ enum MinisignText {
 
     /// Splits `bytes` into exactly `count` lines (the final line ending is optional; a CR ends
     /// a line's text, as in minisign's reader); anything after them but empty lines is refused.
-    static func lines(_ bytes: [UInt8], count: Int, what: String, source: String) throws(SignetCoreError) -> [ArraySlice<UInt8>] {
+    static func lines(_ bytes: [UInt8], count: Int, what: String, source: String) throws -> [ArraySlice<UInt8>] {
         // Like minisign's trim(): a line ends at its first CR, if any.
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
             line.firstIndex(of: UInt8(ascii: "\r")).map { line[..<$0] } ?? line
@@ -32,7 +32,7 @@ enum MinisignText {
     /// The text after `prefix` on line `number`, refusing lines longer than `maximumLength`.
     static func comment(
         _ line: ArraySlice<UInt8>, prefix: [UInt8], maximumLength: Int, number: Int, source: String
-    ) throws(SignetCoreError) -> [UInt8] {
+    ) throws -> [UInt8] {
         guard line.count <= maximumLength else {
             throw SignetCoreError.malformed(
                 source: source, detail: "line \(number) is \(line.count) bytes long (minisign reads at most \(maximumLength))")
@@ -47,7 +47,7 @@ enum MinisignText {
     /// Decodes line `number` as standard base64 of exactly `count` bytes.
     static func base64(
         _ line: ArraySlice<UInt8>, count: Int, what: String, number: Int, source: String
-    ) throws(SignetCoreError) -> [UInt8] {
+    ) throws -> [UInt8] {
         // A valid line is exactly this long; checking first bounds the work on hostile input.
         let encodedLength = (count + 2) / 3 * 4
         guard line.count == encodedLength, var decoded = Base64.decode(String(decoding: line, as: UTF8.self)) else {
@@ -62,7 +62,7 @@ enum MinisignText {
     }
 
     /// Checks that a comment to be written fits on one line and within minisign's bounds.
-    static func checkComment(_ text: String, kind: String, maximumLength: Int) throws(SignetCoreError) {
+    static func checkComment(_ text: String, kind: String, maximumLength: Int) throws {
         let bytes = Array(text.utf8)
         guard !bytes.contains(UInt8(ascii: "\n")), !bytes.contains(UInt8(ascii: "\r")), !bytes.contains(0) else {
             throw SignetCoreError.invalidArgument(detail: "the \(kind) comment must be one line (no CR, LF or NUL)")

@@ -43,7 +43,7 @@ public struct PHCString: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses a PHC string; the error names the part that is wrong.
-    public init(parsing text: String) throws(SignetCoreError) {
+    public init(parsing text: String) throws {
         let source = "password hash"
         guard text.utf8.count <= PHCString.maximumLength else {
             throw SignetCoreError.tooLarge(source: source, limit: PHCString.maximumLength)
@@ -88,7 +88,7 @@ public struct PHCString: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The value of the parameter `name` as a decimal integer in `range`.
-    public func integer(_ name: String, in range: ClosedRange<Int>) throws(SignetCoreError) -> Int {
+    public func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int {
         guard let text = parameters.first(where: { $0.name == name })?.value else {
             throw SignetCoreError.malformed(source: "password hash", detail: "\(id) hash without the parameter '\(name)'")
         }
@@ -102,7 +102,7 @@ public struct PHCString: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Refuses parameters other than `names`.
-    public func requireOnly(_ names: Set<String>) throws(SignetCoreError) {
+    public func requireOnly(_ names: Set<String>) throws {
         if let unknown = parameters.first(where: { !names.contains($0.name) }) {
             throw SignetCoreError.malformed(source: "password hash", detail: "unknown \(id) parameter '\(unknown.name)'")
         }

@@ -53,7 +53,7 @@ public enum PasswordHashAlgorithm: Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The algorithm and cost a PHC string names, with every parameter checked.
-    public init(phc: PHCString) throws(SignetCoreError) {
+    public init(phc: PHCString) throws {
         if phc.version != nil, phc.id == "scrypt" || phc.id == "pbkdf2-sha256" {
             throw SignetCoreError.malformed(source: "password hash", detail: "\(phc.id) hashes have no version segment")
         }
@@ -75,12 +75,12 @@ public enum PasswordHashAlgorithm: Sendable, Equatable, CustomStringConvertible 
             try validate()
         } catch {
             // A stored hash that asks for too much is bad input, not a bad command line.
-            throw SignetCoreError.malformed(source: "password hash", detail: error.description)
+            throw SignetCoreError.malformed(source: "password hash", detail: String(describing: error))
         }
     }
 
     /// Refuses parameters outside the bounds above.
-    public func validate() throws(SignetCoreError) {
+    public func validate() throws {
         switch self {
         case .scrypt(let logN, let r, let p):
             guard Self.scryptLogNRange.contains(logN), Self.scryptRRange.contains(r), Self.scryptPRange.contains(p) else {
@@ -108,7 +108,7 @@ public enum PasswordHashAlgorithm: Sendable, Equatable, CustomStringConvertible 
 
     /// Derives `length` bytes from `password` and `salt`: the raw function, as RFC 7914 and
     /// RFC 8018 define it (the test vectors check exactly this).
-    public func derive(password: SecretBytes, salt: [UInt8], length: Int) throws(SignetCoreError) -> SecretBytes {
+    public func derive(password: SecretBytes, salt: [UInt8], length: Int) throws -> SecretBytes {
         try validate()
         guard (1...1024).contains(length) else {
             throw SignetCoreError.invalidArgument(detail: "derived key length must be from 1 to 1024 bytes, not \(length)")

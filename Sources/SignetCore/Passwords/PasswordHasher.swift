@@ -40,7 +40,7 @@ public struct PasswordHasher: Sendable {
     }
 
     /// A new PHC string for `password`, with a fresh random salt.
-    public func hash(_ password: SecretBytes) throws(SignetCoreError) -> String {
+    public func hash(_ password: SecretBytes) throws -> String {
         try Self.check(password)
         let salt = RandomBytes.make(Self.saltLength)
         let derived = try algorithm.derive(password: peppered(password), salt: salt, length: Self.hashLength)
@@ -52,7 +52,7 @@ public struct PasswordHasher: Sendable {
     ///
     /// Returns false for a wrong password; throws for a stored hash that is malformed, uses an
     /// unknown function, or asks for a cost outside ``PasswordHashAlgorithm``'s bounds.
-    public func verify(_ password: SecretBytes, against stored: String) throws(SignetCoreError) -> Bool {
+    public func verify(_ password: SecretBytes, against stored: String) throws -> Bool {
         try Self.check(password)
         let phc = try PHCString(parsing: stored)
         let storedAlgorithm = try PasswordHashAlgorithm(phc: phc)
@@ -69,13 +69,13 @@ public struct PasswordHasher: Sendable {
     /// Whether `stored` was made with a weaker policy than ``algorithm`` (another function,
     /// a lower cost, or a shorter salt or hash), so the application should hash the password
     /// again, after a successful ``verify(_:against:)``, and store the new string.
-    public func needsRehash(_ stored: String) throws(SignetCoreError) -> Bool {
+    public func needsRehash(_ stored: String) throws -> Bool {
         let phc = try PHCString(parsing: stored)
         let storedAlgorithm = try PasswordHashAlgorithm(phc: phc)
         return !storedAlgorithm.isAtLeast(algorithm) || phc.salt.count < Self.saltLength || phc.hash.count < Self.hashLength
     }
 
-    private static func check(_ password: SecretBytes) throws(SignetCoreError) {
+    private static func check(_ password: SecretBytes) throws {
         guard !password.isEmpty else { throw SignetCoreError.invalidArgument(detail: "the password is empty") }
         guard password.count <= maximumPasswordLength else {
             throw SignetCoreError.invalidArgument(

@@ -6,7 +6,7 @@ extension SignatureAlgorithm {
     ///
     /// - Throws: ``SignetCoreError/malformed(source:detail:)`` when `der` is not a DER ECDSA
     ///   signature of this algorithm's curve.
-    public func rawSignature(fromDER der: [UInt8]) throws(SignetCoreError) -> [UInt8] {
+    public func rawSignature(fromDER der: [UInt8]) throws -> [UInt8] {
         do {
             switch self {
             case .ecdsaP256SHA256: return Array(try P256.Signing.ECDSASignature(derRepresentation: der).rawRepresentation)
@@ -23,7 +23,7 @@ extension SignatureAlgorithm {
     ///
     /// - Throws: ``SignetCoreError/malformed(source:detail:)`` for another length or values
     ///   outside the curve's range.
-    public func derSignature(fromRaw raw: [UInt8]) throws(SignetCoreError) -> [UInt8] {
+    public func derSignature(fromRaw raw: [UInt8]) throws -> [UInt8] {
         let length: Int
         switch self {
         case .ecdsaP256SHA256: length = 64

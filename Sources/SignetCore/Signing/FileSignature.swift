@@ -19,7 +19,7 @@ public enum FileSignature {
     /// ``SignetCoreError/signatureInvalid(detail:)`` when it does not verify.
     public static func verify(
         signature: [UInt8], path: String, with verifier: any Verifier, progress: FileDigester.Progress? = nil
-    ) throws(SignetCoreError) {
+    ) throws {
         if let digestAlgorithm = verifier.algorithm.digest {
             let digest = try FileDigester.digest(path: path, algorithm: digestAlgorithm, progress: progress)
             try verifier.verify(signature: signature, digest: digest)
@@ -28,13 +28,13 @@ public enum FileSignature {
         }
     }
 
-    private static func readMessage(path: String, progress: FileDigester.Progress?) throws(SignetCoreError) -> [UInt8] {
+    private static func readMessage(path: String, progress: FileDigester.Progress?) throws -> [UInt8] {
         let input = try FileInput(path: path)
         do {
             let bytes = try input.readAll(limit: maximumEd25519MessageSize)
             progress?(bytes.count)
             return bytes
-        } catch .tooLarge {
+        } catch SignetCoreError.tooLarge {
             throw SignetCoreError.tooLarge(source: "\(input.displayName) (Ed25519 signs the whole message in memory; hash-then-sign algorithms such as ecdsa-p256-sha256 stream files of any size)", limit: maximumEd25519MessageSize)
         }
     }

@@ -13,7 +13,7 @@ public struct PublicKeyVerifier: Verifier {
     public let algorithm: SignatureAlgorithm
 
     /// Pairs a key with an algorithm; nil `algorithm` picks the key's default.
-    public init(key: PublicKey, algorithm: SignatureAlgorithm? = nil) throws(SignetCoreError) {
+    public init(key: PublicKey, algorithm: SignatureAlgorithm? = nil) throws {
         let chosen = algorithm ?? key.kind.defaultAlgorithm
         try chosen.requireFits(key.kind)
         self.key = key
@@ -22,7 +22,7 @@ public struct PublicKeyVerifier: Verifier {
 
     /// Checks `signature` over `digest`, which must be of ``algorithm``'s hash (so never for
     /// Ed25519, which signs the message itself).
-    public func verify(signature: [UInt8], digest: MessageDigest) throws(SignetCoreError) {
+    public func verify(signature: [UInt8], digest: MessageDigest) throws {
         guard let expected = algorithm.digest, digest.algorithm == expected else {
             throw SignetCoreError.invalidArgument(detail: "\(algorithm.rawValue) cannot check a \(digest.algorithm.rawValue) digest")
         }
@@ -48,7 +48,7 @@ public struct PublicKeyVerifier: Verifier {
 
     /// Checks `signature` over a whole message: Ed25519 checks the message as it is, every other
     /// algorithm its digest.
-    public func verify(signature: [UInt8], message: [UInt8]) throws(SignetCoreError) {
+    public func verify(signature: [UInt8], message: [UInt8]) throws {
         guard case .ed25519(let k) = key.storage else {
             try verify(signature: signature, digest: algorithm.digest!.hash(message))
             return
@@ -63,7 +63,7 @@ public struct PublicKeyVerifier: Verifier {
     /// (RFC 9421, JOSE and COSE use it) rather than DER; other algorithms' signatures are as
     /// ``verify(signature:message:)`` takes them. The raw form is checked as it is, with no
     /// conversion to DER and back.
-    public func verify(rawSignature signature: [UInt8], message: [UInt8]) throws(SignetCoreError) {
+    public func verify(rawSignature signature: [UInt8], message: [UInt8]) throws {
         let valid: Bool
         switch (key.storage, algorithm) {
         case (.p256(let k), .ecdsaP256SHA256):
@@ -82,7 +82,7 @@ public struct PublicKeyVerifier: Verifier {
         .signatureInvalid(detail: "a raw \(algorithm.rawValue) signature (r‖s) is \(length) bytes; this one has \(count)")
     }
 
-    private func checkRSALength(_ signature: [UInt8], _ key: _RSA.Signing.PublicKey) throws(SignetCoreError) {
+    private func checkRSALength(_ signature: [UInt8], _ key: _RSA.Signing.PublicKey) throws {
         let expected = (key.keySizeInBits + 7) / 8
         guard signature.count == expected else {
             throw SignetCoreError.signatureInvalid(

@@ -27,7 +27,7 @@ public enum SignatureAlgorithm: String, CaseIterable, Sendable, Codable {
     case hmacSHA512 = "hmac-sha512"
 
     /// Parses an identifier, with a message listing the valid ones.
-    public init(identifier: String) throws(SignetCoreError) {
+    public init(identifier: String) throws {
         guard let value = SignatureAlgorithm(rawValue: identifier) else {
             throw SignetCoreError.invalidArgument(
                 detail: "unknown algorithm \"\(identifier)\" (known: \(SignatureAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -64,7 +64,7 @@ public enum SignatureAlgorithm: String, CaseIterable, Sendable, Codable {
     }
 
     /// Checks that `kind` fits, with a message that names the algorithms that would.
-    public func requireFits(_ kind: KeyKind) throws(SignetCoreError) {
+    public func requireFits(_ kind: KeyKind) throws {
         guard fits(kind) else {
             let options = SignatureAlgorithm.fitting(kind).map(\.rawValue).joined(separator: ", ")
             throw SignetCoreError.algorithmMismatch(algorithm: rawValue, keyDescription: kind.description, hint: "use \(options)")

@@ -18,7 +18,7 @@ extension FileSignature {
     ///
     /// - Throws: ``SignetCoreError/malformed(source:detail:)`` for an empty file, or text that
     ///   is not base64 with `.base64`.
-    public static func decodeSignatureFile(_ bytes: [UInt8], source: String, encoding: FileEncoding = .detect) throws(SignetCoreError) -> [UInt8] {
+    public static func decodeSignatureFile(_ bytes: [UInt8], source: String, encoding: FileEncoding = .detect) throws -> [UInt8] {
         guard !bytes.isEmpty else { throw SignetCoreError.malformed(source: source, detail: "the signature file is empty") }
         let isBase64Text = bytes.allSatisfy { byte in
             switch byte {
@@ -37,7 +37,7 @@ extension FileSignature {
 
     /// Reads and decodes the signature file at `path` (`-`: standard input), at most
     /// ``maximumSignatureFileSize`` bytes.
-    public static func readSignatureFile(path: String, encoding: FileEncoding = .detect) throws(SignetCoreError) -> [UInt8] {
+    public static func readSignatureFile(path: String, encoding: FileEncoding = .detect) throws -> [UInt8] {
         let bytes = try FileInput.readAll(path: path, limit: maximumSignatureFileSize)
         return try decodeSignatureFile(bytes, source: path == "-" ? "standard input" : path, encoding: encoding)
     }

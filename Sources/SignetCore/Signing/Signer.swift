@@ -32,7 +32,7 @@ public protocol Verifier: Sendable {
     var algorithm: SignatureAlgorithm { get }
     /// Checks a signature over a digest; throws ``SignetCoreError/signatureInvalid(detail:)``
     /// when it does not verify.
-    func verify(signature: [UInt8], digest: MessageDigest) throws(SignetCoreError)
+    func verify(signature: [UInt8], digest: MessageDigest) throws
     /// Checks a signature over a whole message.
-    func verify(signature: [UInt8], message: [UInt8]) throws(SignetCoreError)
+    func verify(signature: [UInt8], message: [UInt8]) throws
 }

@@ -9,7 +9,7 @@ public struct SoftwareSigner: Signer {
     public let algorithm: SignatureAlgorithm
 
     /// Pairs a key with an algorithm; nil `algorithm` picks the key's default.
-    public init(key: PrivateKey, algorithm: SignatureAlgorithm? = nil) throws(SignetCoreError) {
+    public init(key: PrivateKey, algorithm: SignatureAlgorithm? = nil) throws {
         let chosen = algorithm ?? key.kind.defaultAlgorithm
         try chosen.requireFits(key.kind)
         self.key = key
@@ -31,7 +31,7 @@ public struct SoftwareSigner: Signer {
 
     /// Signs a whole message without suspending: Ed25519 signs it as it is (as
     /// `openssl pkeyutl -sign -rawin` does); every other algorithm signs its digest.
-    public func signMessageSynchronously(_ message: [UInt8]) throws(SignetCoreError) -> [UInt8] {
+    public func signMessageSynchronously(_ message: [UInt8]) throws -> [UInt8] {
         guard case .ed25519(let k) = key.storage else {
             return try signSynchronously(digest: algorithm.digest!.hash(message))
         }
@@ -43,7 +43,7 @@ public struct SoftwareSigner: Signer {
     }
 
     /// Signs a digest without suspending (software keys never wait).
-    public func signSynchronously(digest: MessageDigest) throws(SignetCoreError) -> [UInt8] {
+    public func signSynchronously(digest: MessageDigest) throws -> [UInt8] {
         guard let expected = algorithm.digest else {
             throw SignetCoreError.invalidArgument(detail: "Ed25519 signs the message itself, not a digest")
         }

@@ -24,7 +24,7 @@ public enum AtomicFile {
     ///   - overwrite: replace an existing file; when false an existing file is an error.
     public static func write<Bytes: Collection>(
         _ bytes: Bytes, to path: String, permissions: Permissions, overwrite: Bool
-    ) throws(SignetCoreError) where Bytes.Element == UInt8 {
+    ) throws where Bytes.Element == UInt8 {
         let writer = try AtomicFileWriter(path: path, permissions: permissions)
         try writer.write(bytes)
         try writer.commit(overwrite: overwrite)

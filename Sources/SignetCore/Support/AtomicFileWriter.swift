@@ -29,7 +29,7 @@ public final class AtomicFileWriter {
     private var pacer: WritebackPacer
 
     /// Creates the temporary file (`.NAME.signet-XXXXXX` beside `path`) with `permissions`.
-    public init(path: String, permissions: AtomicFile.Permissions) throws(SignetCoreError) {
+    public init(path: String, permissions: AtomicFile.Permissions) throws {
         self.path = path
         let folder = AtomicFile.parentFolder(of: path)
         let base = path.split(separator: "/").last.map(String.init) ?? path
@@ -62,7 +62,7 @@ public final class AtomicFileWriter {
     }
 
     /// Appends `bytes` to the temporary file.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(SignetCoreError) {
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
         var written = 0
         while written < bytes.count {
             let result = posixWrite(fileDescriptor, bytes.baseAddress! + written, bytes.count - written)
@@ -82,15 +82,15 @@ public final class AtomicFileWriter {
     }
 
     /// Appends `bytes` to the temporary file.
-    public func write(_ bytes: some Collection<UInt8>) throws(SignetCoreError) {
+    public func write(_ bytes: some Collection<UInt8>) throws {
         let contiguous = Array(bytes)
-        let result = contiguous.withUnsafeBytes { buffer in Result { () throws(SignetCoreError) in try write(buffer) } }
+        let result = contiguous.withUnsafeBytes { buffer in Result { () throws in try write(buffer) } }
         try result.get()
     }
 
     /// Flushes the temporary file and moves it into place. With `overwrite` false, an
     /// existing target is ``SignetCoreError/outputExists(path:)`` and stays as it was.
-    public func commit(overwrite: Bool) throws(SignetCoreError) {
+    public func commit(overwrite: Bool) throws {
         precondition(!committed, "committed twice")
         guard fsync(fileDescriptor) == 0 else { throw FileInput.ioError(path: path, errno: errno) }
         if overwrite {

@@ -22,7 +22,7 @@ public final class FileInput {
     public static let chunkSize = 1 << 20
 
     /// Opens `path` for reading; `-` means standard input.
-    public init(path: String) throws(SignetCoreError) {
+    public init(path: String) throws {
         if path == "-" {
             descriptor = STDIN_FILENO
             ownsDescriptor = false
@@ -55,7 +55,7 @@ public final class FileInput {
     }
 
     /// Reads up to `buffer.count` bytes; returns 0 at the end of the input.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SignetCoreError) -> Int {
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
             let count = posixRead(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
@@ -77,7 +77,7 @@ public final class FileInput {
 
     /// Calls `body` with each chunk of the input and reports each chunk's size to
     /// `progress`: the loop every streaming hash and MAC runs, with read errors naming the input.
-    public func stream(progress: ((Int) -> Void)? = nil, _ body: (UnsafeRawBufferPointer) -> Void) throws(SignetCoreError) {
+    public func stream(progress: ((Int) -> Void)? = nil, _ body: (UnsafeRawBufferPointer) -> Void) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileInput.chunkSize, alignment: 64)
         defer { buffer.deallocate() }
         while true {
@@ -89,7 +89,7 @@ public final class FileInput {
     }
 
     /// Reads the whole input, refusing anything over `limit` bytes.
-    public func readAll(limit: Int) throws(SignetCoreError) -> [UInt8] {
+    public func readAll(limit: Int) throws -> [UInt8] {
         if let size, size > Int64(limit) { throw SignetCoreError.tooLarge(source: displayName, limit: limit) }
         var result = [UInt8]()
         result.reserveCapacity(Int(size ?? 4096))
@@ -107,7 +107,7 @@ public final class FileInput {
     }
 
     /// Reads a whole file (or `-`), refusing anything over `limit` bytes.
-    public static func readAll(path: String, limit: Int) throws(SignetCoreError) -> [UInt8] {
+    public static func readAll(path: String, limit: Int) throws -> [UInt8] {
         try FileInput(path: path).readAll(limit: limit)
     }
 

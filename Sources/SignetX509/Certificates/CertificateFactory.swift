@@ -30,7 +30,7 @@ public enum CertificateFactory {
     public static func selfSigned(
         signer: any Signer, subject: DistinguishedName, alternativeNames: [GeneralName] = [],
         days: Int = 365, profile: CertificateProfile = .server, now: Date = Date()
-    ) async throws(X509Error) -> Certificate {
+    ) async throws -> Certificate {
         let key = try SignerPrivateKey(signer)
         let (notBefore, notAfter) = try validity(days: days, now: now)
         let publicKey = key.publicKey
@@ -49,7 +49,7 @@ public enum CertificateFactory {
     /// A PKCS#10 request for `signer`'s key, carrying the SANs as an extension request.
     public static func csr(
         signer: any Signer, subject: DistinguishedName, alternativeNames: [GeneralName] = []
-    ) async throws(X509Error) -> CertificateSigningRequest {
+    ) async throws -> CertificateSigningRequest {
         let key = try SignerPrivateKey(signer)
         var attributes = CertificateSigningRequest.Attributes()
         if !alternativeNames.isEmpty {
@@ -78,7 +78,7 @@ public enum CertificateFactory {
     public static func issue(
         csr: CertificateSigningRequest, csrSource: String, caCertificate: Certificate, caSigner: any Signer,
         profile: CertificateProfile = .server, days: Int? = nil, now: Date = Date()
-    ) async throws(X509Error) -> Certificate {
+    ) async throws -> Certificate {
         guard csr.publicKey.isValidSignature(csr.signature, for: csr) else {
             throw X509Error.signatureInvalid(source: csrSource, detail: "the request was not signed by the key it carries, or was altered")
         }
@@ -120,7 +120,7 @@ public enum CertificateFactory {
     }
 
     /// The SANs a CSR asks for in its extension request.
-    public static func requestedAlternativeNames(_ csr: CertificateSigningRequest, source: String) throws(X509Error) -> [GeneralName] {
+    public static func requestedAlternativeNames(_ csr: CertificateSigningRequest, source: String) throws -> [GeneralName] {
         do {
             guard let request = try csr.attributes.extensionRequest,
                 let names = try request.extensions.subjectAlternativeNames
@@ -145,7 +145,7 @@ public enum CertificateFactory {
         return Certificate.SerialNumber(bytes: bytes)
     }
 
-    static func validity(days: Int, now: Date) throws(X509Error) -> (Date, Date) {
+    static func validity(days: Int, now: Date) throws -> (Date, Date) {
         guard (1...maximumDays).contains(days) else {
             throw X509Error.invalidArgument(detail: "validity of \(days) days is out of range (1 to \(maximumDays))")
         }
@@ -154,7 +154,7 @@ public enum CertificateFactory {
         return (start, start.addingTimeInterval(Double(days) * 86_400))
     }
 
-    static func requireUsableCA(_ ca: Certificate, key: SignerPrivateKey, now: Date) throws(X509Error) {
+    static func requireUsableCA(_ ca: Certificate, key: SignerPrivateKey, now: Date) throws {
         let name = ca.subject.description
         guard ca.publicKey == key.publicKey else {
             throw X509Error.keyMismatch(detail: "the CA key does not belong to the CA certificate \(name)")
@@ -175,7 +175,7 @@ public enum CertificateFactory {
     /// Signet never makes a certificate it would not trust: a server or client certificate under
     /// a CA whose extended key usage does not allow that purpose, and a DNS name outside the
     /// CA's name constraints.
-    static func requireIssuable(profile: CertificateProfile, names: [GeneralName], by ca: Certificate) throws(X509Error) {
+    static func requireIssuable(profile: CertificateProfile, names: [GeneralName], by ca: Certificate) throws {
         let name = PrintableText.escaped(ca.subject.description)
         let purpose: CertificatePurpose? = profile == .server ? .server : profile == .client ? .client : nil
         if let purpose, let wanted = purpose.usage, let usage = try? ca.extensions.extendedKeyUsage, !usage.contains(wanted) {
@@ -197,7 +197,7 @@ public enum CertificateFactory {
     static func makeExtensions(
         profile: CertificateProfile, selfSignedLeaf: Bool, subjectKey: Certificate.PublicKey, issuerKey: Certificate.PublicKey,
         issuerKeyIdentifier: ArraySlice<UInt8>? = nil, alternativeNames: [GeneralName], keyKind: KeyKind
-    ) throws(X509Error) -> Certificate.Extensions {
+    ) throws -> Certificate.Extensions {
         let subjectIdentifier = SubjectKeyIdentifier(hash: subjectKey)
         let authorityIdentifier = issuerKeyIdentifier ?? SubjectKeyIdentifier(hash: issuerKey).keyIdentifier
         let isRSA = keyKind.family == "rsa"
@@ -228,7 +228,7 @@ public enum CertificateFactory {
     }
 
     /// Runs a swift-certificates signing step, passing Signet errors through and naming others.
-    static func sign<T>(_ body: () async throws -> T) async throws(X509Error) -> T {
+    static func sign<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as X509Error {

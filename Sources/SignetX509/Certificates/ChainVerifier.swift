@@ -50,7 +50,7 @@ public struct ChainVerifier: Sendable {
     public func verify(
         leaf: Certificate, intermediates: [Certificate] = [], hostname: String? = nil, purpose: CertificatePurpose = .server,
         allowCommonNameFallback: Bool = false, limits: PathBuildingLimits = .default
-    ) async throws(X509Error) -> [Certificate] {
+    ) async throws -> [Certificate] {
         let now = validationTime ?? Date()
         let subject = PrintableText.escaped(leaf.subject.description)
         let anchorCertificates: [Certificate]
@@ -63,7 +63,7 @@ public struct ChainVerifier: Sendable {
         var firstChainFailure: String?
         var nameFailure: String?
         for path in outcome.paths {
-            if Task.isCancelled { throw .verificationCancelled(subject: subject) }
+            if Task.isCancelled { throw X509Error.verificationCancelled(subject: subject) }
             let anchor = path[path.count - 1]
             let time = validationTime
             var verifier = Verifier(rootCertificates: CertificateStore([anchor])) {
@@ -88,15 +88,15 @@ public struct ChainVerifier: Sendable {
             }
         }
         if let nameFailure, let hostname {
-            throw .hostnameMismatch(hostname: PrintableText.escaped(hostname), detail: "\(nameFailure); its names are \(Self.names(of: leaf))")
+            throw X509Error.hostnameMismatch(hostname: PrintableText.escaped(hostname), detail: "\(nameFailure); its names are \(Self.names(of: leaf))")
         }
         if outcome.budgetSpent {
             var detail = "the \(intermediates.count + 1) certificates offered form too many candidate paths: stopped after \(outcome.signatureChecks) signature checks"
             if let firstChainFailure { detail += " (the paths tried failed: \(firstChainFailure))" }
-            throw .pathBuildingLimit(subject: subject, detail: detail)
+            throw X509Error.pathBuildingLimit(subject: subject, detail: detail)
         }
-        if let firstChainFailure { throw .chainInvalid(subject: subject, detail: firstChainFailure) }
-        throw .chainInvalid(subject: subject, detail: Self.noPathDetail(leaf: leaf, sawBadSignature: outcome.sawBadSignature))
+        if let firstChainFailure { throw X509Error.chainInvalid(subject: subject, detail: firstChainFailure) }
+        throw X509Error.chainInvalid(subject: subject, detail: Self.noPathDetail(leaf: leaf, sawBadSignature: outcome.sawBadSignature))
     }
 
     /// Checks a leaf trusted by its pin rather than a chain (a pinned self-signed server): it
@@ -105,7 +105,7 @@ public struct ChainVerifier: Sendable {
     /// No anchor and no CA flag are needed: the pin stands for the chain.
     public func verifyPinnedLeaf(
         _ leaf: Certificate, hostname: String?, purpose: CertificatePurpose = .server, allowCommonNameFallback: Bool = false
-    ) async throws(X509Error) {
+    ) async throws {
         let now = validationTime ?? Date()
         let subject = PrintableText.escaped(leaf.subject.description)
         guard leaf.notValidBefore <= now, now <= leaf.notValidAfter else {

@@ -47,7 +47,7 @@ struct PathBuilder {
 
     /// The paths from `leaf` to an anchor. Throws ``X509Error/verificationCancelled(subject:)``
     /// when the task is cancelled.
-    func paths(from leaf: Certificate) throws(X509Error) -> Outcome {
+    func paths(from leaf: Certificate) throws -> Outcome {
         var outcome = Outcome()
         if anchors.contains(leaf) {
             outcome.paths.append([leaf])
@@ -57,7 +57,7 @@ struct PathBuilder {
         return outcome
     }
 
-    private func extend(_ path: [Certificate], into outcome: inout Outcome) throws(X509Error) {
+    private func extend(_ path: [Certificate], into outcome: inout Outcome) throws {
         let tip = path[path.count - 1]
         for (candidate, isAnchor) in candidates(for: tip, in: path) {
             if outcome.paths.count >= limits.maximumCandidatePaths { return }
@@ -68,7 +68,7 @@ struct PathBuilder {
                 outcome.budgetSpent = true
                 return
             }
-            if Task.isCancelled { throw .verificationCancelled(subject: PrintableText.escaped(path[0].subject.description)) }
+            if Task.isCancelled { throw X509Error.verificationCancelled(subject: PrintableText.escaped(path[0].subject.description)) }
             outcome.signatureChecks += 1
             guard candidate.publicKey.isValidSignature(tip.signature, for: tip) else {
                 outcome.sawBadSignature = true

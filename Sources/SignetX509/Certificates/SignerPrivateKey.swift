@@ -22,7 +22,7 @@ public struct SignerPrivateKey: CustomPrivateKey {
     public let defaultSignatureAlgorithm: Certificate.SignatureAlgorithm
 
     /// Wraps `signer`; refuses algorithms an X.509 signature cannot carry here (RSA-PSS, MACs).
-    public init(_ signer: any Signer) throws(X509Error) {
+    public init(_ signer: any Signer) throws {
         self.signer = signer
         self.defaultSignatureAlgorithm = try Self.certificateAlgorithm(for: signer.algorithm)
         do {
@@ -33,7 +33,7 @@ public struct SignerPrivateKey: CustomPrivateKey {
     }
 
     /// The X.509 algorithm for a Signet algorithm.
-    public static func certificateAlgorithm(for algorithm: SignatureAlgorithm) throws(X509Error) -> Certificate.SignatureAlgorithm {
+    public static func certificateAlgorithm(for algorithm: SignatureAlgorithm) throws -> Certificate.SignatureAlgorithm {
         switch algorithm {
         case .rsaPKCS1v15SHA256: return .sha256WithRSAEncryption
         case .rsaPKCS1v15SHA512: return .sha512WithRSAEncryption

@@ -30,7 +30,7 @@ public enum SubjectParsing {
 
     /// A distinguished name from its RFC 4514 string. The first attribute written is the most
     /// specific (`CN=…,O=…`), as openssl's `-nameopt RFC2253` prints it.
-    public static func distinguishedName(_ text: String) throws(X509Error) -> DistinguishedName {
+    public static func distinguishedName(_ text: String) throws -> DistinguishedName {
         guard !text.isEmpty else { throw X509Error.invalidArgument(detail: "the subject is empty (write it as CN=name,O=organisation)") }
         guard text.count <= maximumLength else { throw X509Error.invalidArgument(detail: "the subject is longer than \(maximumLength) characters") }
         var attributes: [RelativeDistinguishedName.Attribute] = []
@@ -72,7 +72,7 @@ public enum SubjectParsing {
 
     /// Subject alternative names from `TYPE:value` items separated by commas: `DNS:`, `IP:`
     /// (IPv4 or IPv6), `email:` and `URI:`.
-    public static func alternativeNames(_ text: String) throws(X509Error) -> [GeneralName] {
+    public static func alternativeNames(_ text: String) throws -> [GeneralName] {
         guard text.count <= maximumLength else { throw X509Error.invalidArgument(detail: "the SAN list is longer than \(maximumLength) characters") }
         var names: [GeneralName] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
@@ -138,7 +138,7 @@ public enum SubjectParsing {
     }
 
     /// Splits on `separator` where it is not escaped with a backslash.
-    static func splitUnescaped(_ text: String, on separator: Character, what: String) throws(X509Error) -> [Substring] {
+    static func splitUnescaped(_ text: String, on separator: Character, what: String) throws -> [Substring] {
         var parts: [Substring] = []
         var start = text.startIndex
         var index = text.startIndex
@@ -161,7 +161,7 @@ public enum SubjectParsing {
     }
 
     /// Removes RFC 4514 backslash escapes (`\,` `\+` `\\` `\"` `\=` `\<` `\>` `\;` `\#` and `\ `).
-    static func unescape(_ text: String, what: String) throws(X509Error) -> String {
+    static func unescape(_ text: String, what: String) throws -> String {
         var out = ""
         var escaped = false
         for character in text {

@@ -32,12 +32,12 @@ public enum X509Files {
     public static let maximumCertificates = 1000
 
     /// Reads the file at `path` (`-` for standard input).
-    public static func read(path: String) throws(X509Error) -> X509Document {
+    public static func read(path: String) throws -> X509Document {
         try decode(readBytes(path: path), source: displayName(path))
     }
 
     /// The certificates in the file at `path`; a CSR there is refused by name.
-    public static func readCertificates(path: String) throws(X509Error) -> [Certificate] {
+    public static func readCertificates(path: String) throws -> [Certificate] {
         switch try read(path: path) {
         case .certificates(let certificates): return certificates
         case .csr: throw X509Error.malformed(source: displayName(path), detail: "a certificate signing request, not a certificate")
@@ -45,7 +45,7 @@ public enum X509Files {
     }
 
     /// The CSR in the file at `path`.
-    public static func readCSR(path: String) throws(X509Error) -> CertificateSigningRequest {
+    public static func readCSR(path: String) throws -> CertificateSigningRequest {
         switch try read(path: path) {
         case .csr(let csr): return csr
         case .certificates: throw X509Error.malformed(source: displayName(path), detail: "a certificate, not a certificate signing request")
@@ -54,7 +54,7 @@ public enum X509Files {
 
     /// Decodes PEM (any number of `CERTIFICATE` blocks, or one `CERTIFICATE REQUEST`) or DER
     /// (one certificate or one CSR).
-    public static func decode(_ bytes: [UInt8], source: String) throws(X509Error) -> X509Document {
+    public static func decode(_ bytes: [UInt8], source: String) throws -> X509Document {
         guard !bytes.isEmpty else { throw X509Error.malformed(source: source, detail: "the file is empty") }
         guard bytes.count <= maximumSize else {
             throw X509Error.malformed(source: source, detail: "larger than \(maximumSize >> 20) MiB")
@@ -91,7 +91,7 @@ public enum X509Files {
     }
 
     /// One DER certificate.
-    public static func certificate(_ der: [UInt8], source: String) throws(X509Error) -> Certificate {
+    public static func certificate(_ der: [UInt8], source: String) throws -> Certificate {
         do {
             return try Certificate(derEncoded: der)
         } catch {
@@ -100,7 +100,7 @@ public enum X509Files {
     }
 
     /// One DER CSR.
-    public static func csr(_ der: [UInt8], source: String) throws(X509Error) -> CertificateSigningRequest {
+    public static func csr(_ der: [UInt8], source: String) throws -> CertificateSigningRequest {
         do {
             return try CertificateSigningRequest(derEncoded: der)
         } catch {
@@ -108,7 +108,7 @@ public enum X509Files {
         }
     }
 
-    private static func decodeDER(_ bytes: [UInt8], source: String) throws(X509Error) -> X509Document {
+    private static func decodeDER(_ bytes: [UInt8], source: String) throws -> X509Document {
         // A CSR's first element holds an INTEGER version first; a certificate's holds [0] or an
         // INTEGER serial then an AlgorithmIdentifier. Try the certificate first, as openssl does.
         if let certificate = try? Certificate(derEncoded: bytes) { return .certificates([certificate]) }
@@ -118,7 +118,7 @@ public enum X509Files {
     }
 
     /// The certificate encoded as asked.
-    public static func encode(_ certificate: Certificate, as encoding: X509Encoding) throws(X509Error) -> [UInt8] {
+    public static func encode(_ certificate: Certificate, as encoding: X509Encoding) throws -> [UInt8] {
         let der = try derBytes(of: certificate)
         switch encoding {
         case .der: return der
@@ -127,14 +127,14 @@ public enum X509Files {
     }
 
     /// Several certificates as concatenated PEM blocks (DER holds only one).
-    public static func encodePEM(_ certificates: [Certificate]) throws(X509Error) -> [UInt8] {
+    public static func encodePEM(_ certificates: [Certificate]) throws -> [UInt8] {
         var out: [UInt8] = []
         for certificate in certificates { out += try encode(certificate, as: .pem) }
         return out
     }
 
     /// The CSR encoded as asked.
-    public static func encode(_ csr: CertificateSigningRequest, as encoding: X509Encoding) throws(X509Error) -> [UInt8] {
+    public static func encode(_ csr: CertificateSigningRequest, as encoding: X509Encoding) throws -> [UInt8] {
         let der: [UInt8]
         do {
             var serializer = DER.Serializer()
@@ -150,7 +150,7 @@ public enum X509Files {
     }
 
     /// The DER of a certificate.
-    public static func derBytes(of certificate: Certificate) throws(X509Error) -> [UInt8] {
+    public static func derBytes(of certificate: Certificate) throws -> [UInt8] {
         do {
             var serializer = DER.Serializer()
             try serializer.serialize(certificate)
@@ -163,7 +163,7 @@ public enum X509Files {
     /// The name of an input in messages.
     public static func displayName(_ path: String) -> String { path == "-" ? "standard input" : path }
 
-    static func readBytes(path: String, limit: Int = maximumSize) throws(X509Error) -> [UInt8] {
+    static func readBytes(path: String, limit: Int = maximumSize) throws -> [UInt8] {
         do {
             return try FileInput.readAll(path: path, limit: limit)
         } catch {
@@ -171,9 +171,9 @@ public enum X509Files {
         }
     }
 
-    static func pemDetail(_ error: SignetCoreError) -> String {
-        if case .malformed(_, let detail) = error { return detail }
-        return error.description
+    static func pemDetail(_ error: any Error) -> String {
+        if case SignetCoreError.malformed(_, let detail) = error { return detail }
+        return String(describing: error)
     }
 
     static func asn1Detail(_ error: any Error) -> String {

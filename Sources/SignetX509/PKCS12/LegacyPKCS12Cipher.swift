@@ -59,7 +59,7 @@ enum LegacyPKCS12Cipher: Sendable {
     /// the MAC verified (it was encrypted under another passphrase, or is damaged).
     func decrypt(
         _ ciphertext: [UInt8], salt: [UInt8], iterations: Int, password: [UInt8], what: String, source: String
-    ) throws(X509Error) -> [UInt8] {
+    ) throws -> [UInt8] {
         guard !ciphertext.isEmpty, ciphertext.count % Self.blockLength == 0 else {
             throw X509Error.malformed(source: source, detail: "the \(what) encrypted with \(name) is not a whole number of 8-byte blocks")
         }

@@ -54,7 +54,7 @@ public enum PKCS12 {
     /// ``X509Error/malformed(source:detail:)`` or ``X509Error/unsupported(source:detail:)``.
     public static func decode(
         _ bytes: [UInt8], passphrase: SecretBytes, source: String, policy: KeyPolicy = .strict
-    ) throws(X509Error) -> PKCS12Contents {
+    ) throws -> PKCS12Contents {
         try checkShape(bytes, source: source)
         let pfx = try parsing(bytes, source: source) { try PKCS12Parser.parsePFX(bytes, source: source) }
         guard let mac = pfx.mac else {
@@ -96,7 +96,7 @@ public enum PKCS12 {
     public static func encode(
         privateKey: PrivateKey, certificate: Certificate, chain: [Certificate] = [], passphrase: SecretBytes,
         friendlyName: String? = nil, iterations: Int = defaultIterations
-    ) throws(X509Error) -> [UInt8] {
+    ) throws -> [UInt8] {
         guard !passphrase.isEmpty else { throw X509Error.invalidArgument(detail: "the PKCS#12 passphrase is empty") }
         guard (1...maximumIterations).contains(iterations) else {
             throw X509Error.invalidArgument(detail: "PKCS#12 iteration count \(iterations) (accepted: 1 to \(maximumIterations))")
@@ -114,9 +114,9 @@ public enum PKCS12 {
         for member in chain { others.append(try X509Files.derBytes(of: member)) }
         let localKeyID = Array(Insecure.SHA1.hash(data: leaf))
 
-        var pkcs8 = try core("private key") { () throws(SignetCoreError) in try privateKey.encoded(as: .der) }
+        var pkcs8 = try core("private key") { () throws in try privateKey.encoded(as: .der) }
         defer { SecretBytes.zero(&pkcs8) }
-        let shrouded = try core("private key") { () throws(SignetCoreError) in
+        let shrouded = try core("private key") { () throws in
             try EncryptedPrivateKey.encrypt(pkcs8: pkcs8, passphrase: passphrase, iterations: iterations)
         }
         do {
@@ -127,7 +127,7 @@ public enum PKCS12 {
                 try PKCS12Writer.certificateBag(leaf, attributes: attributes, into: &contents)
                 for der in others { try PKCS12Writer.certificateBag(der, attributes: [], into: &contents) }
             }
-            let sealed = try core("certificates") { () throws(SignetCoreError) in
+            let sealed = try core("certificates") { () throws in
                 try EncryptedPrivateKey.encryptContent(certificates.serializedBytes, passphrase: passphrase, iterations: iterations)
             }
             var keys = DER.Serializer()
@@ -157,7 +157,7 @@ public enum PKCS12 {
     // MARK: Reading
 
     /// Refuses what cannot be a DER PKCS#12 file before parsing it.
-    private static func checkShape(_ bytes: [UInt8], source: String) throws(X509Error) {
+    private static func checkShape(_ bytes: [UInt8], source: String) throws {
         guard !bytes.isEmpty else { throw X509Error.malformed(source: source, detail: "the file is empty") }
         guard bytes.count <= maximumSize else {
             throw X509Error.malformed(source: source, detail: "too large for a PKCS#12 file (the limit is \(maximumSize / 1024 / 1024) MiB)")
@@ -169,7 +169,7 @@ public enum PKCS12 {
     }
 
     /// Runs a parse, turning swift-asn1's errors into ``X509Error``s that name `source`.
-    static func parsing<T>(_ bytes: [UInt8], source: String, _ body: () throws -> T) throws(X509Error) -> T {
+    static func parsing<T>(_ bytes: [UInt8], source: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as X509Error {
@@ -189,7 +189,7 @@ public enum PKCS12 {
     /// The key, the certificates (the key's first) and the friendly name from the bags.
     private static func assemble(
         _ bags: [PKCS12SafeBag], decryptor: inout PKCS12Decryptor, policy: KeyPolicy
-    ) throws(X509Error) -> PKCS12Contents {
+    ) throws -> PKCS12Contents {
         let source = decryptor.source
         let keyBags = bags.filter {
             switch $0.value {
@@ -243,8 +243,8 @@ public enum PKCS12 {
     }
 
     /// The private key in PKCS#8 DER, decoded by SignetCore under `policy`.
-    private static func key(pkcs8: [UInt8], source: String, policy: KeyPolicy) throws(X509Error) -> PrivateKey {
-        let decoded = try core("private key", source: source) { () throws(SignetCoreError) in
+    private static func key(pkcs8: [UInt8], source: String, policy: KeyPolicy) throws -> PrivateKey {
+        let decoded = try core("private key", source: source) { () throws in
             try KeyDecoder.decode(pkcs8, source: source, policy: policy)
         }
         guard case .privateKey(let key) = decoded else {
@@ -267,9 +267,9 @@ public enum PKCS12 {
 
     /// Runs a SignetCore operation on `what`, reporting its failure as this module does.
     static func core<T>(
-        _ what: String, source: String = "PKCS#12 output", _ body: () throws(SignetCoreError) -> T
-    ) throws(X509Error) -> T {
-        do throws(SignetCoreError) {
+        _ what: String, source: String = "PKCS#12 output", _ body: () throws -> T
+    ) throws -> T {
+        do {
             return try body()
         } catch {
             throw mapped(error, what: what, source: source)
@@ -277,7 +277,8 @@ public enum PKCS12 {
     }
 
     /// A SignetCore failure on `what` in `source` as an ``X509Error``.
-    static func mapped(_ error: SignetCoreError, what: String, source: String) -> X509Error {
+    static func mapped(_ error: any Error, what: String, source: String) -> X509Error {
+        guard let error = error as? SignetCoreError else { return X509Error(reading: error, source: source) }
         switch error {
         case .wrongPassphrase:
             return .malformed(
@@ -306,7 +307,7 @@ struct PKCS12Decryptor {
     private var password: [UInt8]
     private var spent = 0
 
-    init(passphrase: SecretBytes, source: String) throws(X509Error) {
+    init(passphrase: SecretBytes, source: String) throws {
         guard let password = PKCS12KDF.bmpPassword(passphrase) else {
             throw X509Error.invalidArgument(detail: "the passphrase for \(source) is not valid UTF-8 text")
         }
@@ -321,7 +322,7 @@ struct PKCS12Decryptor {
     /// Verifies `mac` over `data` in constant time. An empty passphrase is tried as the
     /// BMPString `00 00` (what OpenSSL writes) and then as no bytes at all (what some other
     /// tools write); the form that verifies is the one the legacy ciphers then use.
-    mutating func verify(_ mac: PKCS12MACData, over data: [UInt8]) throws(X509Error) {
+    mutating func verify(_ mac: PKCS12MACData, over data: [UInt8]) throws {
         guard let algorithm = PKCS12MACAlgorithm(oid: mac.algorithm) else {
             throw X509Error.unsupported(
                 source: source, detail: "a MAC with \(PKCS12OID.describe(mac.algorithm)) (HMAC with SHA-1, SHA-256, SHA-384 or SHA-512 is read)")
@@ -346,16 +347,16 @@ struct PKCS12Decryptor {
     }
 
     /// Decrypts `ciphertext` (the `what` of the file, for messages) after the MAC verified.
-    mutating func decrypt(_ ciphertext: [UInt8], with encryption: PKCS12Encryption, what: String) throws(X509Error) -> [UInt8] {
+    mutating func decrypt(_ ciphertext: [UInt8], with encryption: PKCS12Encryption, what: String) throws -> [UInt8] {
         let source = self.source
         let passphrase = self.passphrase
         switch encryption {
         case .pbes2(let algorithmIdentifier):
-            let encrypted = try PKCS12.core(what, source: source) { () throws(SignetCoreError) in
+            let encrypted = try PKCS12.core(what, source: source) { () throws in
                 try EncryptedPrivateKey(pbes2AlgorithmIdentifier: algorithmIdentifier, ciphertext: ciphertext, source: source)
             }
             try spend(encrypted.iterations, on: "the \(what)")
-            return try PKCS12.core(what, source: source) { () throws(SignetCoreError) in
+            return try PKCS12.core(what, source: source) { () throws in
                 try encrypted.decryptContent(passphrase: passphrase, source: source)
             }
         case .legacy(let cipher, let salt, let iterations):
@@ -371,7 +372,7 @@ struct PKCS12Decryptor {
     }
 
     /// Counts `iterations` against the limits before any are run.
-    private mutating func spend(_ iterations: Int, on what: String) throws(X509Error) {
+    private mutating func spend(_ iterations: Int, on what: String) throws {
         guard (1...PKCS12.maximumIterations).contains(iterations) else {
             throw X509Error.unsupported(
                 source: source, detail: "\(what) asks for \(iterations) key-derivation iterations (accepted: 1 to \(PKCS12.maximumIterations))")

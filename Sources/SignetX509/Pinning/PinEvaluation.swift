@@ -55,7 +55,7 @@ public struct ChainCertificate: Sendable, Equatable {
     /// Reads the `SubjectPublicKeyInfo` out of a DER certificate, byte for byte as the
     /// certificate holds it, and fingerprints it; refuses bytes that are not a DER certificate
     /// (``X509Error/malformed(source:detail:)`` naming `source`).
-    public init(der: [UInt8], source: String) throws(X509Error) {
+    public init(der: [UInt8], source: String) throws {
         let spki: [UInt8]
         do {
             spki = try Self.subjectPublicKeyInfo(of: der)
@@ -67,7 +67,7 @@ public struct ChainCertificate: Sendable, Equatable {
 
     /// The certificate as swift-certificates holds it (its original DER, re-serialised
     /// byte for byte).
-    public init(_ certificate: Certificate) throws(X509Error) {
+    public init(_ certificate: Certificate) throws {
         let source = "certificate \(certificate.subject)"
         let der: [UInt8]
         do {

@@ -18,7 +18,7 @@ extension PinSet {
     /// or repeated member, a member of the wrong type, a pin that is not `sha256/<base64>` of
     /// 32 bytes, a date not like `2027-06-01T00:00:00Z`, and whatever ``init(hosts:source:)``
     /// refuses.
-    public static func decode(_ bytes: [UInt8], source: String) throws(X509Error) -> PinSet {
+    public static func decode(_ bytes: [UInt8], source: String) throws -> PinSet {
         guard bytes.count <= maximumFileSize else {
             throw X509Error.malformed(source: source, detail: "larger than 1 MiB; not a pin set")
         }
@@ -50,7 +50,7 @@ extension PinSet {
         return try PinSet(hosts: hosts, source: source)
     }
 
-    private static func hostPins(_ value: JSONValue, position: Int, source: String) throws(X509Error) -> HostPins {
+    private static func hostPins(_ value: JSONValue, position: Int, source: String) throws -> HostPins {
         var entry = try PinFileObject(value, source: source, context: "hosts[\(position)]", allowed: hostMembers)
         let host = try entry.string("host")
         entry.context = "hosts[\(position)] (\(X509Error.printable(host)))"
@@ -115,7 +115,7 @@ struct PinFileObject {
     let source: String
     var context: String
 
-    init(_ value: JSONValue, source: String, context: String, allowed: [String]) throws(X509Error) {
+    init(_ value: JSONValue, source: String, context: String, allowed: [String]) throws {
         guard case .object(let list) = value else {
             throw X509Error.pinSetInvalid(source: source, detail: "\(context) must be a JSON object, not \(value.kindDescription)")
         }
@@ -133,14 +133,14 @@ struct PinFileObject {
         self.context = context
     }
 
-    func string(_ name: String) throws(X509Error) -> String {
+    func string(_ name: String) throws -> String {
         guard let value = members[name] else { throw missing(name) }
         guard case .string(let text) = value else { throw wrongType(name, "a string", value) }
         return text
     }
 
     /// A string, or nil when the member is absent or null.
-    func optionalString(_ name: String) throws(X509Error) -> String? {
+    func optionalString(_ name: String) throws -> String? {
         switch members[name] {
         case nil, .null?: return nil
         case .string(let text)?: return text
@@ -148,7 +148,7 @@ struct PinFileObject {
         }
     }
 
-    func bool(_ name: String, default fallback: Bool) throws(X509Error) -> Bool {
+    func bool(_ name: String, default fallback: Bool) throws -> Bool {
         switch members[name] {
         case nil: return fallback
         case .bool(let flag)?: return flag
@@ -156,14 +156,14 @@ struct PinFileObject {
         }
     }
 
-    func array(_ name: String) throws(X509Error) -> [JSONValue] {
+    func array(_ name: String) throws -> [JSONValue] {
         guard let value = members[name] else { throw missing(name) }
         guard case .array(let elements) = value else { throw wrongType(name, "an array", value) }
         return elements
     }
 
     /// An array of strings; `fallback` when the member is absent (nil: it is required).
-    func strings(_ name: String, default fallback: [String]? = nil) throws(X509Error) -> [String] {
+    func strings(_ name: String, default fallback: [String]? = nil) throws -> [String] {
         guard let value = members[name] else {
             if let fallback { return fallback }
             throw missing(name)

@@ -23,7 +23,7 @@ public struct PinSet: Sendable, Equatable {
     /// naming `source`) an entry with fewer than two pins or the same pin twice, a host listed
     /// twice, an invalid host name, `includeSubdomains` on a top-level name or an IP address,
     /// and a report URI that is not an `https://` or `http://` URL.
-    public init(hosts: [HostPins], source: String = "the pin set") throws(X509Error) {
+    public init(hosts: [HostPins], source: String = "the pin set") throws {
         var checked: [HostPins] = []
         var seen = Set<String>()
         for entry in hosts {
@@ -43,17 +43,17 @@ public struct PinSet: Sendable, Equatable {
 
     /// Reads and decodes the pin file at `path` (`-` for standard input), refusing a file
     /// larger than ``maximumFileSize``.
-    public static func load(path: String) throws(X509Error) -> PinSet {
+    public static func load(path: String) throws -> PinSet {
         let source = path == "-" ? "standard input" : path
         let bytes: [UInt8]
         do {
             bytes = try FileInput.readAll(path: path, limit: maximumFileSize)
+        } catch SignetCoreError.tooLarge {
+            throw X509Error.malformed(source: source, detail: "larger than 1 MiB; not a pin set")
+        } catch SignetCoreError.io(let name, let detail) {
+            throw X509Error.io(path: name, detail: detail)
         } catch {
-            switch error {
-            case .tooLarge: throw X509Error.malformed(source: source, detail: "larger than 1 MiB; not a pin set")
-            case .io(let name, let detail): throw X509Error.io(path: name, detail: detail)
-            default: throw X509Error.io(path: source, detail: "\(error)")
-            }
+            throw X509Error.io(path: source, detail: "\(error)")
         }
         return try decode(bytes, source: source)
     }
@@ -78,7 +78,7 @@ public struct PinSet: Sendable, Equatable {
     /// fingerprints of the host's current certificate chain): such a set has no backup pin,
     /// and losing or replacing the key in use would lock every client out. Does nothing when
     /// `host` is not pinned.
-    public func requireBackupPins(host: String, chain: [KeyFingerprint], source: String = "the pin set") throws(X509Error) {
+    public func requireBackupPins(host: String, chain: [KeyFingerprint], source: String = "the pin set") throws {
         guard let entry = policy(for: host) else { return }
         let current = Set(chain)
         guard entry.pins.allSatisfy({ current.contains($0) }) else { return }

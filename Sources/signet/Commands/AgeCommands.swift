@@ -222,7 +222,7 @@ final class StreamedOutput {
     let displayName: String
 
     /// Refuses an existing `path` without `force`: checked before any work or prompt.
-    static func refuseExisting(_ path: String?, force: Bool) throws(SignetCoreError) {
+    static func refuseExisting(_ path: String?, force: Bool) throws {
         if let path, path != "-", !force, AtomicFile.exists(path) { throw SignetCoreError.outputExists(path: path) }
     }
 
@@ -231,7 +231,7 @@ final class StreamedOutput {
 
     /// Opens the output: `path` nil or `-` is standard output, where `binary` output is
     /// refused on a terminal; a file gets a temporary sibling with `permissions`.
-    init(path: String?, binary: Bool, permissions: AtomicFile.Permissions, force: Bool) throws(SignetCoreError) {
+    init(path: String?, binary: Bool, permissions: AtomicFile.Permissions, force: Bool) throws {
         self.force = force
         if let path, path != "-" {
             displayName = path
@@ -263,7 +263,7 @@ final class StreamedOutput {
 
     /// Moves a file into place (nothing for standard output). Without a commit the temporary
     /// file is removed when this object goes away.
-    func commit() throws(SignetCoreError) {
+    func commit() throws {
         try file?.commit(overwrite: force)
     }
 }
@@ -271,7 +271,7 @@ final class StreamedOutput {
 extension FileInput {
     /// Reads until `buffer` is full or the input ends (pipes deliver less at a time); returns
     /// the count, 0 only at the end. Reports the bytes to `progress`.
-    func fill(_ buffer: UnsafeMutableRawBufferPointer, progress: ProgressBar?) throws(SignetCoreError) -> Int {
+    func fill(_ buffer: UnsafeMutableRawBufferPointer, progress: ProgressBar?) throws -> Int {
         var total = 0
         while total < buffer.count {
             let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))

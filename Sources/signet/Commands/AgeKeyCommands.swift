@@ -169,7 +169,7 @@ enum AgeIdentityFile {
     }
 
     /// Decrypts a passphrase-encrypted key file in memory, refusing more than a key file's size.
-    private static func decrypt(_ encrypted: [UInt8], passphrase: SecretBytes, source: String) throws(AgeError) -> [UInt8] {
+    private static func decrypt(_ encrypted: [UInt8], passphrase: SecretBytes, source: String) throws -> [UInt8] {
         var offset = 0
         var plain = [UInt8]()
         let decryptor = AgeDecryptor(identities: [ScryptIdentity(passphrase: passphrase, maximumLogN: DecryptCommand.maximumScryptLogN)])
@@ -217,7 +217,7 @@ final class OnDemandPassphraseIdentity: AgeIdentity {
     /// The error obtaining the passphrase raised, if any.
     var failure: (any Error)? { problem.withLock { $0 } }
 
-    func unwrap(stanzas: [AgeStanza], source: String) throws(AgeError) -> SecretBytes? {
+    func unwrap(stanzas: [AgeStanza], source: String) throws -> SecretBytes? {
         guard stanzas.contains(where: { $0.type == "scrypt" }) else { return nil }
         let passphrase: SecretBytes
         do {

@@ -34,10 +34,10 @@ enum LegacyKeyLoader {
         var bytes = try FileInput.readAll(path: path, limit: PKCS12.maximumSize)
         defer { SecretBytes.zero(&bytes) }
         let decoded: DecodedKey
-        switch Result(catching: { () throws(SignetCoreError) -> DecodedKey in try KeyDecoder.decode(bytes, source: source, policy: policy) }) {
+        switch Result(catching: { () throws -> DecodedKey in try KeyDecoder.decode(bytes, source: source, policy: policy) }) {
         case .success(let key):
             decoded = key
-        case .failure(.malformed) where bytes.first == 0x30:
+        case .failure(SignetCoreError.malformed) where bytes.first == 0x30:
             // DER that is no key structure: a PKCS#12 file, as the tutorial kept its key.
             return try pkcs12Key(bytes, source: source, options: options, policy: policy)
         case .failure(let error):

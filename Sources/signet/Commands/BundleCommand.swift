@@ -196,12 +196,12 @@ struct BundleCheck: AsyncParsableCommand {
 /// standard output.
 extension OutputOptions {
     /// Refuses an existing output file unless --force: checked before any work.
-    func refuseExistingFile() throws(BundleError) {
+    func refuseExistingFile() throws {
         if !force, AtomicFile.exists(path) { throw BundleError.outputExists(path: path) }
     }
 
     /// Writes `bytes` to the output file atomically (0644), over an existing one only with --force.
-    func writeFile(_ bytes: [UInt8]) throws(SignetCoreError) {
+    func writeFile(_ bytes: [UInt8]) throws {
         try AtomicFile.write(bytes, to: path, permissions: .standard, overwrite: force)
     }
 }

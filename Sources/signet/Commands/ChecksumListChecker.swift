@@ -25,9 +25,9 @@ struct ChecksumListChecker {
     mutating func run(lists: [String]) async throws {
         var malformedList: SignetCoreError?
         for list in lists {
-            do throws(SignetCoreError) {
+            do {
                 try await check(list: list)
-            } catch {
+            } catch let error as SignetCoreError {
                 Console.error(CLIHints.message(for: error))
                 if malformedList == nil { malformedList = error }
             }
@@ -46,7 +46,7 @@ struct ChecksumListChecker {
         if mismatched > 0 || unreadable > 0 { throw ExitCode(ExitStatus.checkFailed) }
     }
 
-    private mutating func check(list path: String) async throws(SignetCoreError) {
+    private mutating func check(list path: String) async throws {
         let list = try ChecksumList(path: path, algorithm: algorithm, allowInsecure: insecure)
         improper += list.improperLines.count
         if strict {

@@ -60,7 +60,7 @@ struct HMACCommand: AsyncParsableCommand {
     }
 
     /// Decodes an expected tag written in hex or base64 (standard or URL-safe).
-    static func decodeTag(_ text: String, length: Int) throws(SignetCoreError) -> [UInt8] {
+    static func decodeTag(_ text: String, length: Int) throws -> [UInt8] {
         let trimmed = String(text.filter { !$0.isWhitespace })
         if trimmed.count == length * 2, let bytes = Hex.decode(trimmed) { return bytes }
         if let bytes = Base64.decode(trimmed) ?? Base64.decodeURL(trimmed), bytes.count == length { return bytes }

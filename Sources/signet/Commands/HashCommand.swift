@@ -60,7 +60,7 @@ struct HashCommand: AsyncParsableCommand {
     private func printDigests(algorithm: DigestAlgorithm) async throws {
         let paths = files.isEmpty ? ["-"] : files
         let bar = ProgressBar.make(label: "hashing", total: FileSize.total(paths), quiet: output.quiet)
-        var firstFailure: SignetCoreError?
+        var firstFailure: (any SignetError)?
         await FileDigester.digest(paths: paths, algorithm: algorithm, progress: bar?.callback) { index, result in
             switch result {
             case .success(let digest):
@@ -70,8 +70,8 @@ struct HashCommand: AsyncParsableCommand {
                 Console.write(line + "\n")
             case .failure(let error):
                 bar?.finish()
-                Console.error(error.description)
-                if firstFailure == nil { firstFailure = error }
+                Console.error(String(describing: error))
+                if firstFailure == nil { firstFailure = error as? any SignetError ?? SignetCoreError.io(path: paths[index], detail: String(describing: error)) }
             }
         }
         bar?.finish()

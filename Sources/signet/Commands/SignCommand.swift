@@ -40,7 +40,7 @@ struct SignCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let chosen = try algorithm.map { (algorithm) throws(SignetCoreError) in try algorithm.requireFileSignature() }
+        let chosen = try algorithm.map { (algorithm) throws in try algorithm.requireFileSignature() }
         try output.refuseExisting()
         let signer = try await keyAccess.resolver.signer(key, algorithm: chosen)
         let bar = ProgressBar.make(label: "signing", total: FileSize.of(file), quiet: quietOption.quiet)
@@ -88,7 +88,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let chosen = try algorithm.map { (algorithm) throws(SignetCoreError) in try algorithm.requireFileSignature() }
+        let chosen = try algorithm.map { (algorithm) throws in try algorithm.requireFileSignature() }
         let signatureBytes = try FileSignature.readSignatureFile(path: signature, encoding: base64 ? .base64 : .detect)
         let publicKey = try await keyAccess.resolver.publicKey(key)
         let verifier = try PublicKeyVerifier(key: publicKey, algorithm: chosen)
@@ -103,7 +103,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
 extension SignatureAlgorithm {
     /// Refuses a MAC where a file signature is meant.
-    func requireFileSignature() throws(SignetCoreError) -> SignatureAlgorithm {
+    func requireFileSignature() throws -> SignatureAlgorithm {
         if isMAC { throw SignetCoreError.invalidArgument(detail: "\(rawValue) is a MAC, not a signature; use 'signet hmac'") }
         return self
     }

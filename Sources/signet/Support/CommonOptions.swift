@@ -48,7 +48,7 @@ enum OutputDestination {
     ///   - force: replace an existing file.
     static func write(
         _ bytes: [UInt8], to path: String?, binary: Bool, permissions: AtomicFile.Permissions, force: Bool
-    ) throws(SignetCoreError) {
+    ) throws {
         guard let path, path != "-" else {
             if binary, Console.stdoutIsTerminal {
                 throw SignetCoreError.invalidArgument(

@@ -13,7 +13,7 @@ enum HMACKeyInput {
 
     /// The key from `file`, or from the environment when `file` is nil; `option` names the
     /// command's file option in the message when there is neither.
-    static func load(file: String?, option: String) throws(SignetCoreError) -> SecretBytes {
+    static func load(file: String?, option: String) throws -> SecretBytes {
         if let file {
             var bytes = try FileInput.readAll(path: file, limit: maximumSize)
             defer { SecretBytes.zero(&bytes) }

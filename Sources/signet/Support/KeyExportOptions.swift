@@ -49,7 +49,7 @@ struct KeyExportOptions: ParsableArguments {
 
 /// Parses `--format` values for the key commands with a message listing the choices.
 enum KeyFormatParsing {
-    static func privateFormat(_ name: String) throws(SignetCoreError) -> PrivateKeyFormat {
+    static func privateFormat(_ name: String) throws -> PrivateKeyFormat {
         guard let format = PrivateKeyFormat(rawValue: name.lowercased()) else {
             throw SignetCoreError.invalidArgument(
                 detail: "unknown private key format '\(name)' (choose \(PrivateKeyFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -57,7 +57,7 @@ enum KeyFormatParsing {
         return format
     }
 
-    static func publicFormat(_ name: String) throws(SignetCoreError) -> PublicKeyFormat {
+    static func publicFormat(_ name: String) throws -> PublicKeyFormat {
         guard let format = PublicKeyFormat(rawValue: name.lowercased()) else {
             throw SignetCoreError.invalidArgument(
                 detail: "unknown public key format '\(name)' (choose \(PublicKeyFormat.allCases.map(\.rawValue).joined(separator: ", ")))")

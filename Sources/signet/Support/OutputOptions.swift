@@ -36,18 +36,18 @@ extension OutputTarget {
 
     /// Refuses an existing output file unless --force (standard output is never refused):
     /// checked before any work or prompt.
-    func refuseExisting() throws(SignetCoreError) {
+    func refuseExisting() throws {
         try StreamedOutput.refuseExisting(destination, force: force)
     }
 
     /// Writes `bytes` to the output file atomically with `permissions`, or to standard output
     /// (where `binary` bytes are refused on a terminal).
-    func write(_ bytes: [UInt8], binary: Bool, permissions: AtomicFile.Permissions) throws(SignetCoreError) {
+    func write(_ bytes: [UInt8], binary: Bool, permissions: AtomicFile.Permissions) throws {
         try OutputDestination.write(bytes, to: destination, binary: binary, permissions: permissions, force: force)
     }
 
     /// Opens the output for streaming: a file is committed only once all of it was written.
-    func streamed(binary: Bool, permissions: AtomicFile.Permissions) throws(SignetCoreError) -> StreamedOutput {
+    func streamed(binary: Bool, permissions: AtomicFile.Permissions) throws -> StreamedOutput {
         try StreamedOutput(path: destination, binary: binary, permissions: permissions, force: force)
     }
 }

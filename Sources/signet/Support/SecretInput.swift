@@ -39,7 +39,7 @@ enum SecretInput {
         do {
             // Room for the line ending that is removed below.
             bytes = try FileInput.readAll(path: path, limit: maximumSize + 2)
-        } catch .tooLarge {
+        } catch SignetCoreError.tooLarge {
             throw tooLong
         }
         defer { SecretBytes.zero(&bytes) }

@@ -51,7 +51,7 @@ struct TLSTrust: Equatable {
         if let pinsFile {
             pinSet = try PinSet.load(path: pinsFile)
         } else if !pins.isEmpty {
-            let fingerprints = try pins.map { text throws(X509Error) -> KeyFingerprint in
+            let fingerprints = try pins.map { text throws -> KeyFingerprint in
                 guard let pin = KeyFingerprint(string: text) else {
                     throw X509Error.invalidArgument(detail: "'\(text)' is not a pin (sha256/ and the base64 of 32 bytes)")
                 }

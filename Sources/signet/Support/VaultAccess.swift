@@ -34,7 +34,7 @@ struct VaultAccess: Sendable {
     /// `--vault`, else `$SIGNET_VAULT`, else `$XDG_DATA_HOME/signet/vault.db`, else
     /// `$HOME/.local/share/signet/vault.db` (the XDG default).
     var path: String {
-        get throws(VaultError) {
+        get throws {
             let environment = ProcessInfo.processInfo.environment
             if let explicitPath { return explicitPath }
             if let value = environment[Self.pathVariable], !value.isEmpty { return value }
