@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "SignetHTTPClient", targets: ["SignetHTTPClient"]),
         .library(name: "SignetX509", targets: ["SignetX509"]),
         .library(name: "SignetTLS", targets: ["SignetTLS"]),
+        .library(name: "SignetAttestation", targets: ["SignetAttestation"]),
         .library(name: "SignetAge", targets: ["SignetAge"]),
         .library(name: "SignetPKCS11", targets: ["SignetPKCS11"]),
         .library(name: "SignetAPI", targets: ["SignetAPI"]),
@@ -158,6 +159,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // Device attestation: App Attest attestations and assertions, Android key attestation
+        // chains; offline, with Apple's and Google's roots as data.
+        .target(
+            name: "SignetAttestation",
+            dependencies: [
+                "SignetCore",
+                "SignetX509",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The wire contract server and clients share: bodies, problem codes, operations.
@@ -311,6 +324,16 @@ let package = Package(
             name: "SignetX509Tests",
             dependencies: [
                 "SignetX509", "SignetCore", "SignetTestSupport", "SignetX509TestSupport",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Vectors")]
+        ),
+        .testTarget(
+            name: "SignetAttestationTests",
+            dependencies: [
+                "SignetAttestation", "SignetCore", "SignetX509", "SignetTestSupport",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
