@@ -22,7 +22,7 @@ struct Signet: AsyncParsableCommand {
         subcommands: [
             HashCommand.self, HMACCommand.self, KeyCommand.self, SignCommand.self, VerifyCommand.self, PasswordCommand.self,
             VaultCommand.self, BundleCommand.self, MinisignCommand.self, RequestCommand.self, CertCommand.self,
-            EncryptCommand.self, DecryptCommand.self, AgeCommand.self, TokenCommand.self, ServeCommand.self, ServerCommand.self, ClientCommand.self,
+            EncryptCommand.self, DecryptCommand.self, AgeCommand.self, TokenCommand.self, AttestCommand.self, ServeCommand.self, ServerCommand.self, ClientCommand.self,
         ]
     )
 }
