@@ -246,6 +246,7 @@ let package = Package(
             name: "SignetFuzzTargets",
             dependencies: [
                 "SignetCore", "SignetBundle", "SignetHTTP", "SignetVault", "SignetX509", "SignetAge", "SignetPKCS11", "SignetServer",
+                "SignetAttestation",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "X509", package: "swift-certificates"),
             ]

@@ -6,7 +6,11 @@ openssl and python's `cryptography`; minisign files from Tests/SignetCoreTests/V
 (made by minisign 0.11) plus small-cost ones made here; HTTP values from RFC 9421/9530 as
 Tests/SignetHTTPTests/Vectors holds them; bundles are zips written the way ZipWriter writes
 them, signed with the fuzz trust key (Ed25519 from SHA-256("signet fuzz bundle key"), which
-protects nothing; BundleTargets.trustedKeySPKI is its public key).
+protects nothing; BundleTargets.trustedKeySPKI is its public key). CBOR items come from RFC
+8949 Appendix A (Tests/SignetCoreTests/Vectors/cbor/appendix_a.json), COSE keys from
+Tests/SignetCoreTests/Vectors/cbor/cose-keys.json and the key fixtures, App Attest objects,
+assertions and authenticator data from the genuine samples in
+Tests/SignetAttestationTests/Vectors/apple.
 
 Run from anywhere: python3 Fuzz/make-seeds.py. It overwrites the files it writes and leaves
 others alone; encrypted seeds get new salts on each run. Needs openssl and `cryptography`.
@@ -572,6 +576,136 @@ def vault():
         write("vault-key-ref", f"reference-{index:02d}", text)
 
 
+# MARK: CBOR, COSE keys, App Attest
+
+def cbor_head(major, n):
+    if n < 24:
+        return bytes([major << 5 | n])
+    for info, size in [(24, 1), (25, 2), (26, 4), (27, 8)]:
+        if n < 1 << (8 * size):
+            return bytes([major << 5 | info]) + n.to_bytes(size, "big")
+    raise ValueError(n)
+
+
+def cbor(value):
+    """The CBOR of `value` (int, bytes, str, list, or a map as a list of (key, value) tuples;
+    True/False/None), every head in its shortest form."""
+    if value is True or value is False or value is None:
+        return {False: b"\xf4", True: b"\xf5", None: b"\xf6"}[value]
+    if isinstance(value, int):
+        return cbor_head(0, value) if value >= 0 else cbor_head(1, -1 - value)
+    if isinstance(value, bytes):
+        return cbor_head(2, len(value)) + value
+    if isinstance(value, str):
+        return cbor_head(3, len(value.encode())) + value.encode()
+    if isinstance(value, list) and value and all(isinstance(item, tuple) for item in value):
+        return cbor_head(5, len(value)) + b"".join(cbor(k) + cbor(v) for k, v in value)
+    if isinstance(value, list):
+        return cbor_head(4, len(value)) + b"".join(cbor(item) for item in value)
+    raise TypeError(value)
+
+
+def cbor_item_end(data, offset):
+    """Where the definite-length CBOR item starting at `offset` ends (enough of a reader to
+    take apart the genuine samples)."""
+    initial = data[offset]
+    major, info = initial >> 5, initial & 0x1F
+    offset += 1
+    if info < 24:
+        argument = info
+    else:
+        size = {24: 1, 25: 2, 26: 4, 27: 8}[info]
+        argument = int.from_bytes(data[offset:offset + size], "big")
+        offset += size
+    if major in (2, 3):
+        return offset + argument
+    if major == 4:
+        for _ in range(argument):
+            offset = cbor_item_end(data, offset)
+        return offset
+    if major == 5:
+        for _ in range(2 * argument):
+            offset = cbor_item_end(data, offset)
+        return offset
+    if major == 6:
+        return cbor_item_end(data, offset)
+    return offset
+
+
+def cbor_map_bytes(data, key):
+    """The byte string under the text `key` of the CBOR map `data` (definite lengths)."""
+    initial = data[0]
+    assert initial >> 5 == 5 and initial & 0x1F < 24, "a small map"
+    offset = 1
+    for _ in range(initial & 0x1F):
+        key_end = cbor_item_end(data, offset)
+        value_end = cbor_item_end(data, key_end)
+        if data[offset:key_end] == cbor(key):
+            assert data[key_end] >> 5 == 2, f"{key} is not a byte string"
+            head = 1 + {24: 1, 25: 2, 26: 4, 27: 8}.get(data[key_end] & 0x1F, 0)
+            return data[key_end + head:value_end]
+        offset = value_end
+    raise KeyError(key)
+
+
+def attestation():
+    """CBOR items (RFC 8949 Appendix A and some the reader refuses), COSE keys (published, from
+    the key fixtures, refused), App Attest attestations and assertions (genuine samples) and
+    the authenticator data taken out of them."""
+    core_vectors = os.path.join(ROOT, "Tests", "SignetCoreTests", "Vectors", "cbor")
+    apple = os.path.join(ROOT, "Tests", "SignetAttestationTests", "Vectors", "apple")
+
+    def sample(name):
+        with open(os.path.join(apple, name), "rb") as f:
+            return f.read()
+
+    # cbor: Appendix A items of every major type and float width, and some the reader refuses.
+    with open(os.path.join(core_vectors, "appendix_a.json")) as f:
+        appendix = {vector["hex"]: bytes.fromhex(vector["hex"]) for vector in json.load(f)}
+    for name, hex_text in [("uint64-max", "1bffffffffffffffff"), ("bignum-tag-2", "c249010000000000000000"),
+                           ("negative-2-64", "3bffffffffffffffff"), ("half-65504", "f97bff"), ("single-100000", "fa47c35000"),
+                           ("double-1.1", "fb3ff199999999999a"), ("half-nan", "f97e00"), ("simple-255", "f8ff"),
+                           ("tag-0-date", "c074323031332d30332d32315432303a30343a30305a"), ("text-utf8", "64f0908591"),
+                           ("nested-arrays", "8301820203820405"), ("map-text-keys", "a56161614161626142616361436164614461656145"),
+                           ("map-int-keys", "a201020304"), ("indefinite-map", "bf6346756ef563416d7421ff"),
+                           ("indefinite-bytes", "5f42010243030405ff"), ("simple-24-not-well-formed", "f818")]:
+        write("cbor", name, appendix[hex_text])
+    write("cbor", "duplicate-key-two-forms", bytes.fromhex("a20101180102"))
+    write("cbor", "length-past-end", bytes.fromhex("5bffffffffffffffff"))
+    write("cbor", "nested-16", b"\x81" * 15 + b"\x80")
+    write("cbor", "nested-17", b"\x81" * 16 + b"\x80")
+    write("cbor", "reserved-info-28", b"\x1c")
+    write("cbor", "invalid-utf8", bytes.fromhex("62c328"))
+
+    # cose-key: the published keys, RSA keys from the fixtures, and the App Attest key.
+    with open(os.path.join(core_vectors, "cose-keys.json")) as f:
+        for number, key in enumerate(json.load(f)["keys"]):
+            write("cose-key", f"vector-{number:02d}-{key['expect']}", bytes.fromhex(key["cose"]))
+    for name, seed in [("rsa2048", "rsa2048-rs256"), ("rsa1024", "rsa1024-rs256-weak")]:
+        numbers = load(name + ".pem").public_key().public_numbers()
+        write("cose-key", seed, cbor([(1, 3), (3, -257), (-1, unsigned(numbers.n)), (-2, unsigned(numbers.e))]))
+    p256 = load("p256.pem").public_key().public_numbers()
+    write("cose-key", "p256-alg-eddsa-mismatch", cbor([(1, 2), (3, -8), (-1, 1), (-2, unsigned(p256.x, 32)), (-3, unsigned(p256.y, 32))]))
+    write("cose-key", "p256-no-alg", cbor([(1, 2), (-1, 1), (-2, unsigned(p256.x, 32)), (-3, unsigned(p256.y, 32))]))
+
+    # app-attest-object and app-attest-assertion: genuine samples (README.md beside them).
+    attestation_names = ["veehaitch-ios-14.2", "apple-docs-example-2026"]
+    for name in attestation_names:
+        write("app-attest-object", name + ".attestation.cbor", sample(name + ".attestation.cbor"))
+    for name in ["veehaitch-ios-14.2-assertion1", "webauthn4j-kayak-assertion1"]:
+        write("app-attest-assertion", name + ".assertion.cbor", sample(name + ".assertion.cbor"))
+
+    # authenticator-data: taken out of the genuine samples, and built with extensions.
+    for name in attestation_names:
+        write("authenticator-data", name + ".authdata", cbor_map_bytes(sample(name + ".attestation.cbor"), "authData"))
+    assertion_auth = cbor_map_bytes(sample("veehaitch-ios-14.2-assertion1.assertion.cbor"), "authenticatorData")
+    write("authenticator-data", "veehaitch-ios-14.2-assertion1.authdata", assertion_auth)
+    credential = cbor_map_bytes(sample("veehaitch-ios-14.2.attestation.cbor"), "authData")
+    extensions = cbor([("credProtect", 2), ("hmac-secret", True)])
+    write("authenticator-data", "credential-and-extensions", credential[:32] + bytes([credential[32] | 0x85]) + credential[33:] + extensions)
+    write("authenticator-data", "extensions-only", assertion_auth[:32] + b"\x81" + assertion_auth[33:] + extensions)
+
+
 # MARK: Dictionaries
 
 def dictionaries():
@@ -614,6 +748,16 @@ def dictionaries():
     zip_tokens = ["PK\x03\x04", "PK\x01\x02", "PK\x05\x06", "PK\x06\x06", "PK\x06\x07", "\x01\x00\x10\x00", "\xff\xff\xff\xff",
                   "\xff\xff", "\x00\x08", "\x2d\x03", "\x00\x00\xa4\x81", "\x00\x00\xed\x41", "\x00\x00\xff\xa1", ".signet/manifest.json",
                   ".signet/signatures.json", "../", "/"]
+    cbor_heads = ["\x18", "\x19", "\x1a", "\x1b", "\x1b\xff\xff\xff\xff\xff\xff\xff\xff", "\x38", "\x40", "\x58\x20", "\x59\x01\x00",
+                  "\x5b\xff\xff\xff\xff\xff\xff\xff\xff", "\x60", "\x78", "\x80", "\x81", "\x82", "\x98", "\x9b\xff\xff\xff\xff\xff\xff\xff\xff",
+                  "\xa0", "\xa1", "\xa2", "\xa5", "\xb8", "\xc2", "\xc3", "\xd8\x18", "\x5f", "\x7f", "\x9f", "\xbf", "\xff", "\xf4", "\xf5",
+                  "\xf6", "\xf7", "\xf8", "\xf8\x20", "\xf9", "\xf9\x7e\x00", "\xfa", "\xfb", "\x1c", "\x3d", "\xfe"]
+    cose = ["\x01\x01", "\x01\x02", "\x01\x03", "\x03\x26", "\x03\x27", "\x03\x38\x22", "\x03\x39\x01\x00", "\x20\x01", "\x20\x02",
+            "\x20\x06", "\x21\x58\x20", "\x21\x58\x30", "\x22\x58\x20", "\x22\x58\x30", "\x20\x59\x01\x00", "\x21\x43\x01\x00\x01"]
+    attestation_keys = ["fmt", "attStmt", "x5c", "receipt", "authData", "apple-appattest", "signature", "authenticatorData"]
+    cbor_tokens = cbor_heads + attestation_keys + [chr(0x60 + len(key)) + key for key in attestation_keys]
+    auth_data = ["\x40", "\x41", "\x45", "\x80", "\xc5", "\x00\x20", "\x03\xff", "\x04\x00", "appattestdevelop",
+                 "appattest\x00\x00\x00\x00\x00\x00\x00", "\xa5\x01\x02\x03\x26\x20\x01\x21\x58\x20"]
     tokens = {
         "key-auto": pem + jwk + ssh + ["untrusted comment: minisign public key "],
         "key-pem": pem, "key-der": der, "key-pkcs1": der, "key-pkcs8": der, "key-sec1": der, "key-spki": der,
@@ -628,6 +772,9 @@ def dictionaries():
         "vault-kdf": ["scrypt$", "ln=", "r=", "p=", ",", "none", "17", "8", "1", "+"],
         "vault-key-ref": ["vault:", "/", "%2F", "%25", "%", "%C3%A9"],
         "zip": zip_tokens, "bundle": zip_tokens + bundle_json,
+        "cbor": cbor_tokens, "cose-key": cbor_heads + cose, "authenticator-data": auth_data + cbor_heads + cose,
+        "app-attest-object": cbor_tokens + auth_data + ["\x30\x82", "\x06\x09\x2a\x86\x48\x86\xf7\x63\x64\x08\x02"],
+        "app-attest-assertion": cbor_tokens + auth_data + ["\x30\x44\x02\x20", "\x30\x45\x02\x21\x00"],
     }
 
     def quoted(token):
@@ -740,5 +887,6 @@ if __name__ == "__main__":
     x509()
     age_files()
     pkcs11_uris()
+    attestation()
     dictionaries()
     print("seeds written under", os.path.relpath(CORPUS), file=sys.stderr)

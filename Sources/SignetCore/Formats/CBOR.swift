@@ -3,8 +3,9 @@
 ///
 /// The attestation and WebAuthn formats (App Attest objects, `authenticatorData`'s COSE keys,
 /// `packed` attestation statements) are CBOR; ``CBOR/decode(_:source:limits:)`` reads them
-/// strictly, and ``encoded`` writes a value in the deterministic encoding (RFC 8949 §4.2.1:
-/// shortest form, definite lengths), which the tests use to build samples.
+/// strictly, and ``encoded`` writes a value with definite lengths and every integer, length and
+/// tag in its shortest form (as RFC 8949 §4.2.1 asks; floats differ, see ``encoded``), which
+/// the tests use to build samples.
 public indirect enum CBORValue: Sendable, Hashable {
     /// An unsigned integer (major type 0).
     case unsigned(UInt64)
@@ -115,10 +116,12 @@ public struct CBORMapEntry: Sendable, Hashable {
 }
 
 extension CBORValue {
-    /// This value in CBOR's deterministic encoding (RFC 8949 §4.2.1): every integer, length and
-    /// tag in its shortest form, definite lengths, and floats as doubles unless a shorter form
-    /// holds the same value. Map entries are written in their order here (the caller sorts
-    /// them when a format requires the bytewise order).
+    /// This value in CBOR with definite lengths and every integer, length and tag in its
+    /// shortest form. Floats are written in single precision when it holds the value exactly
+    /// (NaN too), otherwise in double — never in half precision, so this is not RFC 8949
+    /// §4.2.1's deterministic encoding for floats. Map entries are written in their order here
+    /// (the caller sorts them when a format requires the bytewise order). A simple value must
+    /// be 0–19 or 32–255, as ``CBORValue/simple(_:)`` says.
     public var encoded: [UInt8] {
         var out: [UInt8] = []
         encode(into: &out)
@@ -152,6 +155,7 @@ extension CBORValue {
         case .null: out.append(0xF6)
         case .undefined: out.append(0xF7)
         case .simple(let value):
+            precondition(!(20...31).contains(value), "simple(\(value)) is not a simple value CBOR can write as such")
             if value < 24 { out.append(0xE0 | value) } else { out += [0xF8, value] }
         case .float(let value):
             if let single = Float(exactly: value) ?? (value.isNaN ? Float.nan : nil) {

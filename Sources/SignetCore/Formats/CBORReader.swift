@@ -8,7 +8,10 @@
 /// - indefinite-length strings, arrays and maps, unless ``Limits/allowsIndefiniteLengths``;
 /// - nesting deeper than ``Limits/maximumDepth``, more than ``Limits/maximumItems`` items, or
 ///   more than ``Limits/maximumBytes`` of input;
-/// - a map that has a key twice (also the same number written in two forms);
+/// - a map that has a key twice (also the same number written in two forms, and two text
+///   keys equal as Swift strings, such as a precomposed and a decomposed "é"), and a map key
+///   that is a floating-point number (no format read here uses one, and NaN ≠ NaN would let a
+///   key appear twice);
 /// - text strings that are not valid UTF-8, the reserved additional information 28–30, a
 ///   break (0xFF) outside an indefinite-length item, and two-byte simple values under 32;
 /// - with ``Limits/requiresShortestForm``, an integer, length or tag not written in its
@@ -60,6 +63,9 @@ public enum CBOR {
     public static func decodePrefix(
         _ bytes: [UInt8], at offset: Int, source: String, limits: Limits = Limits()
     ) throws -> (value: CBORValue, end: Int) {
+        guard offset >= 0, offset <= bytes.count else {
+            throw SignetCoreError.malformed(source: source, detail: "CBOR: no item at byte \(offset) of \(bytes.count)")
+        }
         guard bytes.count - offset <= limits.maximumBytes else {
             throw SignetCoreError.tooLarge(source: source, limit: limits.maximumBytes)
         }
@@ -170,6 +176,7 @@ struct CBORReader {
             func entry(_ reader: inout CBORReader) throws(CBORSyntaxError) {
                 let keyStart = reader.position
                 let key = try reader.item(depth: depth + 1)
+                if case .float = key { throw reader.fail("a map key is a floating-point number", at: keyStart) }
                 guard keys.insert(key).inserted else { throw reader.fail("a map has the key \(Self.describe(key)) twice", at: keyStart) }
                 entries.append(CBORMapEntry(key, try reader.item(depth: depth + 1)))
             }
@@ -222,7 +229,12 @@ struct CBORReader {
             guard initial >> 5 == major, let count = try argument(initial & 0x1F, start: chunkStart) else {
                 throw fail("a chunk of an indefinite-length string is not a definite string of the same type", at: chunkStart)
             }
-            joined += try take(count)
+            let chunk = try take(count)
+            // RFC 8949 §3.2.3: each chunk of a text string is valid UTF-8 on its own.
+            if major == 3, String(validating: chunk, as: UTF8.self) == nil {
+                throw fail("a chunk of an indefinite-length text string is not valid UTF-8", at: chunkStart)
+            }
+            joined += chunk
         }
         return joined
     }

@@ -74,7 +74,9 @@ public struct COSEKey: Sendable {
         case (3, _):
             let n = try bytes(-1, "n")
             let e = try bytes(-2, "e")
-            let bits = n.drop { $0 == 0 }.count * 8
+            // The modulus's bit length: a 256-byte modulus whose top byte is 0x01 has 2041 bits.
+            let significant = n.drop { $0 == 0 }
+            let bits = significant.first.map { significant.count * 8 - $0.leadingZeroBitCount } ?? 0
             guard bits >= 2048 else { throw SignetCoreError.weakKey(source: source, bits: bits) }
             guard n.count <= 2048, e.count <= 8, let key = try? _RSA.Signing.PublicKey(n: n, e: e) else {
                 throw SignetCoreError.malformed(source: source, detail: "the COSE key's RSA modulus or exponent is not usable")
