@@ -78,7 +78,8 @@ extension AttestationError: SignetError {
         case .bootStateNotVerified(let source, let state): return "\(source): the device's verified boot state is \(state), not Verified"
         case .deviceUnlocked(let source): return "\(source): the device's bootloader is unlocked"
         case .revoked(let source, let serial, let status, let reason):
-            return "\(source): the certificate with serial \(serial) is \(status.lowercased()) (\(reason)) on the revocation status list"
+            let why = reason.isEmpty ? "" : " (\(PrintableText.escaped(reason, limit: 60)))"
+            return "\(source): the certificate with serial \(serial) is \(PrintableText.escaped(status.lowercased(), limit: 40))\(why) on the revocation status list"
         case .invalidArgument(let detail): return detail
         }
     }
@@ -86,7 +87,7 @@ extension AttestationError: SignetError {
     /// The kind of failure: a malformed input, a bad argument, or a refused check.
     public var category: FailureCategory {
         switch self {
-        case .malformed, .wrongFormat: return .malformedInput
+        case .malformed, .wrongFormat, .missingCertificate: return .malformedInput
         case .invalidArgument: return .usage
         default: return .checkFailed
         }
@@ -94,4 +95,9 @@ extension AttestationError: SignetError {
 
     /// The prefix of this module's codes.
     public static let codeDomain = "attestation"
+
+    /// A parser's error in words: without the source file and line some libraries append.
+    static func describe(_ error: any Error) -> String {
+        String(describing: error).replacing(/\s?\(?[A-Za-z0-9_\/]+\.swift:\d+\)?/, with: "")
+    }
 }

@@ -168,13 +168,25 @@ public enum BundleDate {
         return date
     }
 
-    /// Parses what a user types: ISO 8601 with `Z` or an offset, with or without seconds' fractions.
+    /// Parses what a user types: ISO 8601 with `Z` or an offset, with or without seconds'
+    /// fractions, a year from 0001 to 9999, and nothing else: no text after it, no day the
+    /// month does not have (Foundation's formatter takes both).
     public static func parseArgument(_ text: String, option: String) throws -> Date {
+        let refused = BundleError.invalidArgument(
+            detail: "\(option): \"\(BundleError.printable(text))\" is not an ISO 8601 date and time such as 2031-01-01T00:00:00Z (years 0001 to 9999)")
+        let shape = /(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})/
+        guard let match = text.wholeMatch(of: shape), let year = Int(match.1), let month = Int(match.2), let day = Int(match.3),
+            let hour = Int(match.4), let minute = Int(match.5), let second = Int(match.6),
+            year >= 1, (1...12).contains(month), hour < 24, minute < 60, second < 60
+        else { throw refused }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else { throw refused }
         for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = options
             if let date = formatter.date(from: text) { return date }
         }
-        throw BundleError.invalidArgument(detail: "\(option): \"\(text)\" is not an ISO 8601 date and time such as 2031-01-01T00:00:00Z")
+        throw refused
     }
 }

@@ -37,6 +37,25 @@ struct AndroidGenuineTests {
         #expect(AndroidAttestationRoots.google.contains { $0 == attestation.chain.last })
     }
 
+    @Test("a chain ending in the 2016 root certificate (expired 2026-05-24) verifies later through its re-issue (attack round)")
+    func expiredRootCertificateStoodForByReissue() throws {
+        let sample = try #require(AndroidSample.named("webauthn_galaxy_s9plus_android10"))
+        let chain = try sample.chain()
+        #expect(chain.last?.notValidAfter ?? .distantFuture < Date(timeIntervalSince1970: 1_780_000_000))
+        let later = Date(timeIntervalSince1970: 1_796_601_600)  // 2026-12-07
+        let attestation = try AndroidAttestationVerifier(policy: try sample.lenientPolicy()).verify(chain: chain, at: later)
+        #expect(attestation.chain.last.map { later <= $0.notValidAfter } == true)
+        // An intermediate's expiry is still checked.
+        let error = try thrown(AttestationError.self) {
+            try AndroidAttestationVerifier(policy: try sample.lenientPolicy()).verify(chain: chain, at: Date(timeIntervalSince1970: 4_102_444_800))
+        }
+        #expect(error.code == "untrustedChain")
+        let outOfRange = try thrown(AttestationError.self) {
+            try AndroidAttestationVerifier(policy: try sample.lenientPolicy()).verify(chain: chain, at: Date(timeIntervalSince1970: 300_000_000_000))
+        }
+        #expect(outOfRange.code == "invalidArgument")
+    }
+
     @Test("genuine chains refused on purpose: an ATTEST_KEY chain, a non-DER boolean, ML-DSA leaves", arguments: Array(refusedGenuine.keys).sorted())
     func genuineButRefused(name: String) throws {
         let sample = try #require(AndroidSample.named(name))

@@ -39,7 +39,8 @@ struct AttestCLITests {
 
         let expired = try Self.run(base + [object], in: folder)
         #expect(expired.status == 1)
-        #expect(expired.stderr.contains("has expired"), "\(expired.stderr)")
+        #expect(expired.stderr.contains("has expired: it is valid from 2021-01-22T12:13:35Z to 2021-01-25T12:13:35Z"), "\(expired.stderr)")
+        #expect(!expired.stderr.contains("Certificate("), "\(expired.stderr)")
 
         let otherApp = try Self.run(["attest", "verify", "apple", "--app-id", "ABCDE12345.com.example.other", "--client-data", folder.file("client-data"),
                                      "--environment", "development", "--at", "2021-01-23T12:13:33Z", object], in: folder)
@@ -121,5 +122,40 @@ struct AttestCLITests {
         #expect(badDigest.status == 2)
         try Data("junk".utf8).write(to: URL(fileURLWithPath: folder.file("junk")))
         #expect(try Self.run(base + [folder.file("junk")], in: folder).status == 3)
+    }
+
+    @Test("from the attack round: --at out of range or not a date, a PEM without line breaks, ambiguous package names in JSON")
+    func attackReproductions() throws {
+        let folder = try TemporaryFolder(prefix: "signet-attest-cli")
+        defer { folder.remove() }
+        let sample = try #require(AppAttestSample.all("attestation").first { $0.name == "basd-chiff" })
+        try Data("attestation-test".utf8).write(to: URL(fileURLWithPath: folder.file("client-data")))
+        let object = try Self.vector("apple/" + sample.file)
+        let base = ["attest", "verify", "apple", "--app-id", sample.appId, "--client-data", folder.file("client-data"), "--environment", "development"]
+        // A year swift-certificates cannot represent trapped (exit 132) before; trailing text and
+        // 30 February were taken as dates.
+        for at in ["10000-01-01T00:00:00Z", "0000-01-01T00:00:00Z", "2021-04-15T00:00:00Zgarbage", "2021-02-30T00:00:00Z", "2021-04-15T00:00:00Z 2030"] {
+            let result = try Self.run(base + ["--at", at, object], in: folder)
+            #expect(result.status == 2, "--at \(at): \(result)")
+        }
+        #expect(try Self.run(base + ["--at", "2021-04-15T00:00:00Z", object], in: folder).status == 0)
+        #expect(try Self.run(base + ["--at", "2021-04-15T02:00:00.5+02:00", object], in: folder).status == 0)
+
+        let android = try #require(AndroidSample.named("warden_Pixel_6"))
+        try Data(try android.challenge()).write(to: URL(fileURLWithPath: folder.file("challenge")))
+        let pem = String(decoding: try TestVectors.data("android/" + android.file, in: .module), as: UTF8.self)
+        let oneLine = pem.replacingOccurrences(of: "-----\n", with: "-----").replacingOccurrences(of: "\n-----", with: "-----")
+            .split(separator: "\n").joined()
+        try Data(oneLine.utf8).write(to: URL(fileURLWithPath: folder.file("one-line.pem")))
+        let flat = try Self.run(["attest", "verify", "android", "--challenge", folder.file("challenge"), folder.file("one-line.pem")], in: folder)
+        #expect(flat.status == 3, "\(flat)")
+
+        let json = try Self.run(["attest", "verify", "android", "--challenge", folder.file("challenge"), "--at", try #require(android.time), "--json",
+                                 try Self.vector("android/" + android.file)], in: folder)
+        #expect(json.status == 0, "\(json)")
+        guard case .object(let members) = try StrictJSON.parse(Array(json.stdout)), case .array(let packages)? = members.first(where: { $0.name == "packages" })?.value,
+            case .object(let package)? = packages.first
+        else { Issue.record("no packages array of objects: \(json)"); return }
+        #expect(package.map(\.name) == ["name", "version"])
     }
 }

@@ -59,6 +59,9 @@ public struct AndroidAttestationVerifier: Sendable {
     /// Verifies `chain` (leaf first) at `time`.
     /// - Throws: ``AttestationError``, naming the check that failed.
     public func verify(chain: [Certificate], at time: Date = Date(), source: String = "the attestation") throws -> AndroidAttestation {
+        guard ChainVerifier.representableTimes.contains(time) else {
+            throw AttestationError.invalidArgument(detail: "the verification time is outside the years 0001 to 9999")
+        }
         let validated = try validatePath(chain, at: time, source: source)
         for certificate in validated {
             if let (serial, entry) = policy.revocations.entry(for: certificate) {
@@ -86,7 +89,7 @@ public struct AndroidAttestationVerifier: Sendable {
         } catch let error as AttestationError {
             throw error
         } catch {
-            throw AttestationError.malformed(source: source, detail: "the key description is not valid DER of its schema: \(error)")
+            throw AttestationError.malformed(source: source, detail: "the key description is not valid DER of its schema: \(AttestationError.describe(error))")
         }
         try check(description, application: facts.0, rootOfTrust: facts.1, source: source)
         return AndroidAttestation(
@@ -136,11 +139,16 @@ public struct AndroidAttestationVerifier: Sendable {
         func refuse(_ detail: String) -> AttestationError {
             .untrustedChain(source: source, reason: .chainInvalid(subject: leafSubject, detail: detail))
         }
-        for (index, certificate) in chain.enumerated() {
+        // A root certificate the chain carries is stood for by the policy's certificate of the
+        // same key that is valid at `time` (the 2016 RSA root expired; its re-issues did not).
+        let carriesRoot = policy.roots.contains { $0.publicKey == chain[chain.count - 1].publicKey }
+        for (index, certificate) in chain.enumerated() where !(carriesRoot && index == chain.count - 1) {
             guard certificate.notValidBefore <= time, time <= certificate.notValidAfter else {
                 throw AttestationError.untrustedChain(
                     source: source,
-                    reason: .chainInvalid(subject: Self.subject(certificate), detail: "certificate \(index) is valid from \(certificate.notValidBefore) to \(certificate.notValidAfter), not at \(time)"))
+                    reason: .chainInvalid(
+                        subject: Self.subject(certificate),
+                        detail: "certificate \(index) is valid from \(certificate.notValidBefore.formatted(.iso8601)) to \(certificate.notValidAfter.formatted(.iso8601)), not at \(time.formatted(.iso8601))"))
             }
             if index >= 2 {
                 guard let constraints = try? certificate.extensions.basicConstraints, case .isCertificateAuthority = constraints else {

@@ -20,7 +20,7 @@ extension AndroidAttestationVerifier {
             do {
                 ders = try PEMDocument.parseMultiple(pemString: String(decoding: bytes, as: UTF8.self)).map { $0.derBytes[...] }
             } catch {
-                throw AttestationError.malformed(source: source, detail: "not PEM certificates: \(error)")
+                throw AttestationError.malformed(source: source, detail: "not PEM certificates: \(AttestationError.describe(error))")
             }
         } else {
             var offset = 0
@@ -33,7 +33,7 @@ extension AndroidAttestationVerifier {
                 offset += length
             }
         }
-        guard !ders.isEmpty else { throw AttestationError.missingCertificate(source: source, detail: "the file holds no certificate") }
+        guard !ders.isEmpty else { throw AttestationError.missingCertificate(source: source, detail: "the file holds no certificate (PEM needs BEGIN and END lines and base64 in lines between them)") }
         guard ders.count <= maximumChainLength else {
             throw AttestationError.malformed(source: source, detail: "more than \(maximumChainLength) certificates")
         }
@@ -41,7 +41,7 @@ extension AndroidAttestationVerifier {
             do {
                 return try Certificate(derEncoded: Array(der))
             } catch {
-                throw AttestationError.malformed(source: source, detail: "certificate \(index) cannot be read: \(error)")
+                throw AttestationError.malformed(source: source, detail: "certificate \(index) cannot be read: \(AttestationError.describe(error))")
             }
         }
     }

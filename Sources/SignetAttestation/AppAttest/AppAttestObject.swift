@@ -48,7 +48,7 @@ struct AppAttestObject {
             do {
                 return try Certificate(derEncoded: der)
             } catch {
-                throw AttestationError.malformed(source: source, detail: "\"x5c\" element \(index) is not a DER certificate: \(error)")
+                throw AttestationError.malformed(source: source, detail: "\"x5c\" element \(index) is not a DER certificate: \(AttestationError.describe(error))")
             }
         }
         guard let receipt = try field(statement, "receipt").bytesValue else {

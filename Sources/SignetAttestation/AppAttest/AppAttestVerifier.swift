@@ -121,7 +121,7 @@ public struct AppAttestVerifier: Sendable {
                 return Array(nonce.bytes)
             }
         } catch {
-            throw AttestationError.malformed(source: source, detail: "the nonce extension is not SEQUENCE { [1] OCTET STRING }: \(error)")
+            throw AttestationError.malformed(source: source, detail: "the nonce extension is not SEQUENCE { [1] OCTET STRING }: \(AttestationError.describe(error))")
         }
     }
 }

@@ -52,6 +52,7 @@ public struct ChainVerifier: Sendable {
         allowCommonNameFallback: Bool = false, limits: PathBuildingLimits = .default
     ) async throws -> [Certificate] {
         let now = validationTime ?? Date()
+        try Self.requireRepresentable(now)
         let subject = PrintableText.escaped(leaf.subject.description)
         let anchorCertificates: [Certificate]
         switch anchors {
@@ -81,6 +82,9 @@ public struct ChainVerifier: Sendable {
                     let reason = failure.policyFailureReason.description
                     if reason.hasPrefix(HostnamePolicy.reasonPrefix) {
                         nameFailure = nameFailure ?? String(reason.dropFirst(HostnamePolicy.reasonPrefix.count))
+                    } else if let outdated = failure.chain.first(where: { !($0.notValidBefore <= now && now <= $0.notValidAfter) }) {
+                        // Said in a line, not as swift-certificates' description of the whole certificate.
+                        firstChainFailure = firstChainFailure ?? Self.outsideValidity(outdated, at: now)
                     } else {
                         firstChainFailure = firstChainFailure ?? reason
                     }
@@ -107,6 +111,7 @@ public struct ChainVerifier: Sendable {
         _ leaf: Certificate, hostname: String?, purpose: CertificatePurpose = .server, allowCommonNameFallback: Bool = false
     ) async throws {
         let now = validationTime ?? Date()
+        try Self.requireRepresentable(now)
         let subject = PrintableText.escaped(leaf.subject.description)
         guard leaf.notValidBefore <= now, now <= leaf.notValidAfter else {
             throw X509Error.chainInvalid(
@@ -126,6 +131,24 @@ public struct ChainVerifier: Sendable {
                 detail: "\(reason.dropFirst(HostnamePolicy.reasonPrefix.count)); its names are \(Self.names(of: leaf))")
         }
         throw X509Error.chainInvalid(subject: subject, detail: reason)
+    }
+
+    /// The times a certificate can state (GeneralizedTime: years 0001 to 9999; 0001-01-01 is
+    /// −62135596800 s from 1970, 9999-12-31T23:59:59Z is 253402300799 s).
+    public static let representableTimes = Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// Refuses a validation time no certificate can state (swift-certificates traps on one).
+    static func requireRepresentable(_ time: Date) throws {
+        guard representableTimes.contains(time) else {
+            throw X509Error.invalidArgument(detail: "the validation time \(time.timeIntervalSince1970) s from 1970 is outside the years 0001 to 9999")
+        }
+    }
+
+    /// Why `certificate` is refused at `time`: it has expired, or is not valid yet.
+    static func outsideValidity(_ certificate: Certificate, at time: Date) -> String {
+        let subject = PrintableText.escaped(certificate.subject.description)
+        let state = time > certificate.notValidAfter ? "has expired" : "is not valid yet"
+        return "\(subject) \(state): it is valid from \(certificate.notValidBefore.formatted(.iso8601)) to \(certificate.notValidAfter.formatted(.iso8601)), not at \(time.formatted(.iso8601))"
     }
 
     static func noPathDetail(leaf: Certificate, sawBadSignature: Bool) -> String {

@@ -40,14 +40,10 @@ struct AttestVerifyAndroid: ParsableCommand {
     @Flag(name: .customLong("allow-unlocked"), help: "Accept a device whose bootloader is unlocked or whose boot is not verified (test devices).")
     var allowUnlocked = false
 
-    @Option(help: ArgumentHelp("Verify at DATE (ISO 8601) instead of now.", valueName: "DATE"))
-    var at: String?
-
     @Option(help: ArgumentHelp("Google's revocation status list (JSON, from https://android.googleapis.com/attestation/status).", valueName: "FILE"))
     var revocations: String?
 
-    @Option(help: ArgumentHelp("Trust these roots (PEM) instead of Google's: for private test roots.", valueName: "FILE"))
-    var roots: String?
+    @OptionGroup var trust: AttestTrustOptions
 
     @OptionGroup var output: AttestOutputOptions
 
@@ -76,15 +72,15 @@ struct AttestVerifyAndroid: ParsableCommand {
         let policy = AndroidAttestationPolicy(
             challenge: try FileInput.readAll(path: challenge, limit: 1 << 16), packageName: package, signerDigests: digests,
             minimumSecurityLevel: minimumSecurity.level, requiresVerifiedBoot: !allowUnlocked, requiresLockedBootloader: !allowUnlocked,
-            roots: try AttestInput.roots(roots) ?? AndroidAttestationRoots.google, revocations: list ?? .shipped)
+            roots: try trust.rootCertificates() ?? AndroidAttestationRoots.google, revocations: list ?? .shipped)
         let source = AttestInput.displayName(chain)
         let certificates = try AndroidAttestationVerifier.readChain(
             try FileInput.readAll(path: chain, limit: AndroidAttestationVerifier.maximumChainFileSize), source: source)
-        let facts = try AndroidAttestationVerifier(policy: policy).verify(chain: certificates, at: try AttestInput.time(at), source: source)
+        let facts = try AndroidAttestationVerifier(policy: policy).verify(chain: certificates, at: try trust.time(), source: source)
         func number(_ value: Int64?) -> JSONValue { value.map { .number(String($0)) } ?? .null }
         output.print([
             ("securityLevel", .string(facts.securityLevel.description)), ("attestationVersion", .number(String(facts.attestationVersion))),
-            ("packages", .array(facts.application?.packages.map { .string("\($0.name) (\($0.version))") } ?? [])),
+            ("packages", .array(facts.application?.packages.map { .object([JSONMember("name", .string($0.name)), JSONMember("version", .number(String($0.version)))]) } ?? [])),
             ("signerDigests", .array(facts.application?.signatureDigests.map { .string(Hex.encode($0)) } ?? [])),
             ("verifiedBootState", facts.rootOfTrust.map { .string($0.verifiedBootState.description) } ?? .null),
             ("deviceLocked", facts.rootOfTrust.map { .bool($0.deviceLocked) } ?? .null),

@@ -26,12 +26,32 @@ struct AttestVerify: ParsableCommand {
         abstract: "Verify an App Attest attestation or assertion, or an Android key attestation chain, and print what it attests.",
         discussion: """
         Exit 0 and the verified facts (as text, or JSON with --json) when every check passes; \
-        exit 1 naming the check that failed; 3 when the input is malformed.
+        exit 1 naming the check that failed; 2 for a bad argument; 3 when the input is \
+        malformed; 4 when a file cannot be read.
         """,
         subcommands: [AttestVerifyApple.self, AttestVerifyAppleAssertion.self, AttestVerifyAndroid.self])
 }
 
-/// Options every `attest verify` command shares.
+/// The time and roots of the commands that verify a certificate chain.
+struct AttestTrustOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Verify at DATE (ISO 8601) instead of now (App Attest leaves are valid for days).", valueName: "DATE"))
+    var at: String?
+
+    @Option(help: ArgumentHelp("Trust these roots (PEM) instead of Apple's or Google's: for private test roots.", valueName: "FILE"))
+    var roots: String?
+
+    /// The time to verify at: `--at`, or now.
+    func time() throws -> Date {
+        try at.map { try BundleDate.parseArgument($0, option: "--at") } ?? Date()
+    }
+
+    /// The roots `--roots` names, if given.
+    func rootCertificates() throws -> [Certificate]? {
+        try roots.map { try X509Files.readCertificates(path: $0) }
+    }
+}
+
+/// Options every `attest verify` command shares: the output form.
 struct AttestOutputOptions: ParsableArguments {
     @Flag(help: "Print the facts as JSON.")
     var json = false
@@ -87,14 +107,6 @@ enum AttestInput {
         }
     }
 
-    static func time(_ at: String?) throws -> Date {
-        try at.map { try BundleDate.parseArgument($0, option: "--at") } ?? Date()
-    }
-
-    static func roots(_ path: String?) throws -> [Certificate]? {
-        try path.map { try X509Files.readCertificates(path: $0) }
-    }
-
     static func displayName(_ path: String) -> String { path == "-" ? "standard input" : path }
 }
 
@@ -122,11 +134,7 @@ struct AttestVerifyApple: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The environment accepted: production (the default) or development.", valueName: "ENV"))
     var environment: AppAttestEnvironment = .production
 
-    @Option(help: ArgumentHelp("Verify at DATE (ISO 8601) instead of now (App Attest leaves are valid for days).", valueName: "DATE"))
-    var at: String?
-
-    @Option(help: ArgumentHelp("Trust these roots (PEM) instead of Apple's: for private test roots.", valueName: "FILE"))
-    var roots: String?
+    @OptionGroup var trust: AttestTrustOptions
 
     @OptionGroup var output: AttestOutputOptions
 
@@ -135,10 +143,10 @@ struct AttestVerifyApple: AsyncParsableCommand {
 
     func run() async throws {
         let hash = try AttestInput.clientDataHash(clientData: clientData, clientDataHash: clientDataHash)
-        let policy = try AppAttestPolicy(appID: appID, environments: [environment], roots: try AttestInput.roots(roots) ?? AppAttestRoots.apple)
+        let policy = try AppAttestPolicy(appID: appID, environments: [environment], roots: try trust.rootCertificates() ?? AppAttestRoots.apple)
         let object = try AttestInput.cbor(attestation, limit: AppAttestVerifier.maximumObjectSize)
         let key = try await AppAttestVerifier(policy: policy)
-            .verifyAttestation(object, clientDataHash: hash, at: try AttestInput.time(at), source: AttestInput.displayName(attestation))
+            .verifyAttestation(object, clientDataHash: hash, at: try trust.time(), source: AttestInput.displayName(attestation))
         output.print([
             ("keyID", .string(Base64.encode(key.keyID))), ("appID", .string(key.appID)),
             ("environment", .string(key.environment.rawValue)), ("counter", .number(String(key.counter))),
