@@ -49,6 +49,26 @@ import Testing
     }
 }
 
+/// `--timeout` and `$SIGNET_TIMEOUT`: a value that is no number of seconds is a usage error,
+/// named, before anything is opened or sent.
+@Suite struct ClientTimeoutOptionTests {
+    @Test func badTimeoutsAreUsageErrors() throws {
+        let folder = try TemporaryFolder(prefix: "signet-timeout")
+        defer { folder.remove() }
+        let key = folder.file("app.pem")
+        #expect(try SignetBinary.run(["key", "generate", "-t", "ed25519", "-o", key], in: folder.url).status == 0)
+        let base = ["client", "me", "--server", "https://127.0.0.1:9", "--app-key", key,
+                    "--pin", "sha256/Wj3QnzveoPXZEBzDKnKvld1d6dlI6FIfpa93zrbqmEo=", "--pin", "sha256/sZXev5iRmi0/kWYEyVhCzzDx11q0qE1S6pOJFkoRQNo="]
+        let zero = try SignetBinary.run(base + ["--timeout", "0"], in: folder.url)
+        #expect(zero.status == 2 && zero.stderr.contains("--timeout 0"), "\(zero)")
+        let variable = try SignetBinary.run(base, in: folder.url, environment: ["SIGNET_TIMEOUT": "soon"])
+        #expect(variable.status == 2 && variable.stderr.contains("$SIGNET_TIMEOUT is \"soon\""), "\(variable)")
+        let admin = try SignetBinary.run(["server", "app", "list", "--server", "https://127.0.0.1:9", "--admin-key", key, "--server-key", key, "--timeout", "-5"]
+            + Array(base.suffix(4)), in: folder.url)
+        #expect(admin.status == 2, "\(admin)")
+    }
+}
+
 /// The README's first command: `Scripts/demo` runs the whole story on loopback, against the
 /// binary under test, and leaves nothing running.
 @Suite struct QuickStartDemoTests {
@@ -57,7 +77,10 @@ import Testing
         let folder = try TemporaryFolder(prefix: "signet-demo")
         let result = try await ProcessRunner.runAsync(
             "/bin/bash", [root.appendingPathComponent("Scripts/demo").path], in: folder.url,
-            environment: SignetBinary.isolatedEnvironment(in: folder.url, adding: ["SIGNET_BIN": SignetBinary.path, "TMPDIR": folder.path]))
+            environment: SignetBinary.isolatedEnvironment(
+                in: folder.url,
+                // A sign-in waits for the server's scrypt, queued behind the rest of the suite's: a hang guard, not the default 30 s.
+                adding: ["SIGNET_BIN": SignetBinary.path, "TMPDIR": folder.path, "SIGNET_TIMEOUT": String(TestTimeouts.hangGuardSeconds)]))
         #expect(result.status == 0, "\(result)")
         #expect(result.out.contains("The Signet system ran end to end"))
         // A man in the middle, an unknown app, a forged answer, a tampered resource, a bundle signed by a stranger, a signed-out session.

@@ -64,7 +64,7 @@ struct AttestOutputOptions: ParsableArguments {
         }
         for (name, value) in facts {
             // A PEM key is Signet's own encoding: printed as it is, on lines of its own.
-            if case .string(let pem) = value, pem.hasPrefix("-----BEGIN ") {
+            if name == "publicKey", case .string(let pem) = value {
                 Console.write("\(name):\n\(pem)\(pem.hasSuffix("\n") ? "" : "\n")")
             } else {
                 Console.write("\(name): \(PrintableText.terminalSafe(Self.text(value)))\n")

@@ -135,6 +135,7 @@ struct ClientConnectionOptions: ParsableArguments {
 
     @OptionGroup var tls: TLSOptions
     @OptionGroup var profile: ProfileOptions
+    @OptionGroup var timeout: TimeoutOption
     @OptionGroup var keyAccess: KeyAccessOptions
 
     /// The flags over the profile.
@@ -147,6 +148,7 @@ struct ClientConnectionOptions: ParsableArguments {
     func client(
         trustRoot: TrustRoot? = nil, resourceState: String? = nil, withSession: Bool = true, resolved given: ResolvedConnection? = nil
     ) async throws -> SignetClient {
+        let requestTimeout = try timeout.duration()
         let connection = try given ?? resolved()
         let policy = try ServerConnection.policy(server: connection.server, trust: connection.trust)
         let resolver = keyAccess.resolver
@@ -162,7 +164,7 @@ struct ClientConnectionOptions: ParsableArguments {
         return try SignetClient(
             configuration: ClientConfiguration(
                 server: connection.server, appSigner: signer, serverKey: serverPublicKey, trustRoot: trustRoot, resourceState: resourceState),
-            transport: PinnedTransport(trust: policy), sessions: sessions)
+            transport: PinnedTransport(trust: policy, timeout: requestTimeout), sessions: sessions)
     }
 }
 

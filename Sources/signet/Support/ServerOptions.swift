@@ -132,10 +132,10 @@ struct AdminConnectionOptions: ParsableArguments {
     @OptionGroup var profile: ProfileOptions
     @OptionGroup var keyAccess: KeyAccessOptions
 
-    @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "SECONDS"))
-    var timeout: Int64 = 30
+    @OptionGroup var timeout: TimeoutOption
 
     func client() async throws -> AdminClient {
+        let requestTimeout = try timeout.duration()
         let connection = try ResolvedConnection.resolve(
             server: server, tls: tls, appKey: nil, serverKey: serverKey, adminKey: adminKey, profile: profile.profile)
         let adminKey = try connection.require(\.adminKey, "--admin-key")
@@ -145,7 +145,28 @@ struct AdminConnectionOptions: ParsableArguments {
         let serverPublicKey = try await keyAccess.resolver.publicKey(serverKey)
         return try AdminClient(
             server: connection.server, signer: HTTPMessageSigner(key: .signer(signer)), serverKey: serverPublicKey,
-            transport: PinnedHTTPSClient(trust: policy, timeout: .seconds(timeout)))
+            transport: PinnedHTTPSClient(trust: policy, timeout: requestTimeout))
+    }
+}
+
+/// `--timeout`: how long a request to the server may take, else `$SIGNET_TIMEOUT`, else 30 s
+/// (a sign-in waits for the server's password hashing, which queues on a busy server).
+struct TimeoutOption: ParsableArguments {
+    static let variable = "SIGNET_TIMEOUT"
+
+    @Option(help: ArgumentHelp("Give up on a request after this many seconds (default: $SIGNET_TIMEOUT, else 30).", valueName: "SECONDS"))
+    var timeout: Int64?
+
+    func duration() throws -> Duration {
+        if let timeout {
+            guard timeout > 0 else { throw ValidationError("--timeout \(timeout): give a number of seconds above 0") }
+            return .seconds(timeout)
+        }
+        guard let text = ProcessInfo.processInfo.environment[Self.variable], !text.isEmpty else { return .seconds(30) }
+        guard let seconds = Int64(text), seconds > 0 else {
+            throw ValidationError("$\(Self.variable) is \"\(PrintableText.escaped(text, limit: 40))\"; give a number of seconds above 0")
+        }
+        return .seconds(seconds)
     }
 }
 
