@@ -333,10 +333,21 @@ let package = Package(
             ],
             resources: [.copy("Vectors")]
         ),
+        // Synthetic attestations and assertions over a test root, for the attestation and server tests.
+        .target(
+            name: "SignetAttestationTestSupport",
+            dependencies: [
+                "SignetAttestation", "SignetCore", "SignetTestSupport",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/SignetAttestationTestSupport"
+        ),
         .testTarget(
             name: "SignetAttestationTests",
             dependencies: [
-                "SignetAttestation", "SignetCore", "SignetX509", "SignetTestSupport",
+                "SignetAttestation", "SignetAttestationTestSupport", "SignetCore", "SignetX509", "SignetTestSupport",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,5 +1,6 @@
 import Foundation
 import SignetAttestation
+import SignetAttestationTestSupport
 import SignetCore
 import SignetTestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SignetAttestation
+import SignetAttestationTestSupport
 import SignetCore
 import SignetTestSupport
 import Testing
@@ -108,5 +109,41 @@ struct AppAttestSyntheticTests {
             try await AppAttestVerifier(policy: try made.policy()).verifyAttestation(made.object, clientDataHash: sample.clientDataHash)
         }
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite("App Attest: synthetic assertions by a test device key")
+struct AppAttestSyntheticAssertionTests {
+    static let hash = Array(SHA256.hash(data: Array("GET /v1/me".utf8)))
+
+    @Test("an assertion by the attested key verifies; the counter must grow; another key, another app or another hash is refused")
+    func assertions() async throws {
+        let made = try SyntheticAppAttest().make()
+        let verifier = AppAttestVerifier(policy: try made.policy())
+        let key = try await verifier.verifyAttestation(made.object, clientDataHash: SyntheticAppAttest().clientDataHash)
+        var counter: UInt32 = 0
+        for next: UInt32 in [1, 2, 7] {
+            let assertion = try SyntheticAppAttestAssertion.make(key: made.key, clientDataHash: Self.hash, counter: next)
+            counter = try verifier.verifyAssertion(assertion, clientDataHash: Self.hash, publicKey: key.publicKey, previousCounter: counter).counter
+            #expect(counter == next)
+        }
+        let replay = try SyntheticAppAttestAssertion.make(key: made.key, clientDataHash: Self.hash, counter: 7)
+        #expect(try thrown(AttestationError.self) {
+            try verifier.verifyAssertion(replay, clientDataHash: Self.hash, publicKey: key.publicKey, previousCounter: counter)
+        }.code == "counterNotIncreasing")
+        let stranger = try SyntheticAppAttestAssertion.make(key: P256.Signing.PrivateKey(), clientDataHash: Self.hash, counter: 8)
+        #expect(try thrown(AttestationError.self) {
+            try verifier.verifyAssertion(stranger, clientDataHash: Self.hash, publicKey: key.publicKey, previousCounter: counter)
+        }.code == "signatureInvalid")
+        let otherApp = try SyntheticAppAttestAssertion.make(key: made.key, appID: "ABCDE12345.com.example.other", clientDataHash: Self.hash, counter: 8)
+        #expect(try thrown(AttestationError.self) {
+            try verifier.verifyAssertion(otherApp, clientDataHash: Self.hash, publicKey: key.publicKey, previousCounter: counter)
+        }.code == "appIDMismatch")
+        let good = try SyntheticAppAttestAssertion.make(key: made.key, clientDataHash: Self.hash, counter: 8)
+        var otherHash = Self.hash
+        otherHash[0] ^= 1
+        #expect(try thrown(AttestationError.self) {
+            try verifier.verifyAssertion(good, clientDataHash: otherHash, publicKey: key.publicKey, previousCounter: counter)
+        }.code == "signatureInvalid")
     }
 }

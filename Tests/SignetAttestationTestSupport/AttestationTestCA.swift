@@ -8,16 +8,16 @@ import X509
 
 /// A test root and intermediate (P-256) for synthetic attestation chains: the failures a
 /// genuine sample cannot reach.
-struct AttestationTestCA {
-    let root: Certificate
-    let rootKey: P256.Signing.PrivateKey
-    let intermediate: Certificate
-    let intermediateKey: P256.Signing.PrivateKey
-    let notBefore: Date
+public struct AttestationTestCA: Sendable {
+    public let root: Certificate
+    public let rootKey: P256.Signing.PrivateKey
+    public let intermediate: Certificate
+    public let intermediateKey: P256.Signing.PrivateKey
+    public let notBefore: Date
 
     /// A root and an intermediate valid from a day before `now` for ten years; with
     /// `intermediateIsCA` false the intermediate is an end-entity certificate.
-    static func make(intermediateIsCA: Bool = true, now: Date = Date()) throws -> AttestationTestCA {
+    public static func make(intermediateIsCA: Bool = true, now: Date = Date()) throws -> AttestationTestCA {
         let notBefore = now.addingTimeInterval(-86_400)
         let rootKey = P256.Signing.PrivateKey()
         let rootName = try DistinguishedName { CommonName("Signet Test Attestation Root") }
@@ -51,7 +51,7 @@ struct AttestationTestCA {
 
     /// A leaf for `key`, issued by the intermediate, with `extensions`, valid for `days` from
     /// the CA's start.
-    func leaf(key: Certificate.PublicKey, extensions: [Certificate.Extension], days: Double = 30, subject: String = "leaf") throws -> Certificate {
+    public func leaf(key: Certificate.PublicKey, extensions: [Certificate.Extension], days: Double = 30, subject: String = "leaf") throws -> Certificate {
         var all = Certificate.Extensions()
         try all.append(Critical(BasicConstraints.notCertificateAuthority).makeCertificateExtension())
         for item in extensions { try all.append(item) }
@@ -64,35 +64,39 @@ struct AttestationTestCA {
 }
 
 /// Synthetic App Attest attestation objects over the test CA, each with one property chosen.
-struct SyntheticAppAttest {
-    var appID = "ABCDE12345.com.example.app"
-    var clientDataHash = Array(SHA256.hash(data: Array("challenge".utf8)))
-    var counter: UInt32 = 0
-    var environment = AppAttestEnvironment.production
-    var credentialID: [UInt8]?
-    var withNonceExtension = true
-    var trailing: [UInt8] = []
-    var intermediateIsCA = true
+public struct SyntheticAppAttest: Sendable {
+    public var appID = "ABCDE12345.com.example.app"
+    public var clientDataHash = Array(SHA256.hash(data: Array("challenge".utf8)))
+    public var counter: UInt32 = 0
+    public var environment = AppAttestEnvironment.production
+    public var credentialID: [UInt8]?
+    public var withNonceExtension = true
+    public var trailing: [UInt8] = []
+    public var intermediateIsCA = true
 
-    struct Made {
-        let object: [UInt8]
-        let ca: AttestationTestCA
-        let key: P256.Signing.PrivateKey
-        var keyID: [UInt8] { Array(SHA256.hash(data: Array(key.publicKey.x963Representation))) }
+    /// A made attestation: the object, its CA (whose root a policy trusts) and the device key.
+    public struct Made: Sendable {
+        public let object: [UInt8]
+        public let ca: AttestationTestCA
+        public let key: P256.Signing.PrivateKey
+        public var keyID: [UInt8] { Array(SHA256.hash(data: Array(key.publicKey.x963Representation))) }
 
-        func policy(_ appID: String = "ABCDE12345.com.example.app") throws -> AppAttestPolicy {
+        public func policy(_ appID: String = "ABCDE12345.com.example.app") throws -> AppAttestPolicy {
             try AppAttestPolicy(appID: appID, environments: [.production, .development], roots: [ca.root])
         }
     }
 
-    static func signetKey(_ key: P256.Signing.PublicKey) throws -> PublicKey {
+    public static func signetKey(_ key: P256.Signing.PublicKey) throws -> PublicKey {
         guard case .publicKey(let decoded) = try KeyDecoder.decode(Array(key.derRepresentation), source: "test key") else {
             throw VectorError(description: "not a public key")
         }
         return decoded
     }
 
-    func make() throws -> Made {
+    /// A sample with every property at its default (a valid production attestation).
+    public init() {}
+
+    public func make() throws -> Made {
         let ca = try AttestationTestCA.make(intermediateIsCA: intermediateIsCA)
         let key = P256.Signing.PrivateKey()
         let keyID = Array(SHA256.hash(data: Array(key.publicKey.x963Representation)))
@@ -127,5 +131,23 @@ struct SyntheticAppAttest {
             CBORMapEntry(.text("authData"), .bytes(authData)),
         ])
         return Made(object: object.encoded, ca: ca, key: key)
+    }
+}
+
+/// Synthetic App Attest assertions: what a device's `generateAssertion` returns, made with a
+/// test key (for the failures and the counters no genuine sample shows, and for test devices).
+public enum SyntheticAppAttestAssertion {
+    /// An assertion `{signature, authenticatorData}` by `key` over `clientDataHash` for `appID`
+    /// with `counter`; `flags` as Apple sets them (AT).
+    public static func make(
+        key: P256.Signing.PrivateKey, appID: String = "ABCDE12345.com.example.app", clientDataHash: [UInt8], counter: UInt32, flags: UInt8 = 0x40
+    ) throws -> [UInt8] {
+        let authenticatorData = Array(SHA256.hash(data: Array(appID.utf8))) + [flags] + withUnsafeBytes(of: counter.bigEndian, Array.init)
+        let nonce = Array(SHA256.hash(data: authenticatorData + clientDataHash))
+        let signature = try key.signature(for: nonce)
+        return CBORValue.map([
+            CBORMapEntry(.text("signature"), .bytes(Array(signature.derRepresentation))),
+            CBORMapEntry(.text("authenticatorData"), .bytes(authenticatorData)),
+        ]).encoded
     }
 }
