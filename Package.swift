@@ -337,10 +337,8 @@ let package = Package(
         .target(
             name: "SignetAttestationTestSupport",
             dependencies: [
-                "SignetAttestation", "SignetCore", "SignetTestSupport",
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SignetAttestation", "SignetCore", "SignetTestSupport", .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/SignetAttestationTestSupport"
         ),

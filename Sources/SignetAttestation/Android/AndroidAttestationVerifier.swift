@@ -148,7 +148,7 @@ public struct AndroidAttestationVerifier: Sendable {
                     source: source,
                     reason: .chainInvalid(
                         subject: Self.subject(certificate),
-                        detail: "certificate \(index) is valid from \(certificate.notValidBefore.formatted(.iso8601)) to \(certificate.notValidAfter.formatted(.iso8601)), not at \(time.formatted(.iso8601))"))
+                        detail: "certificate \(index), \(ChainVerifier.outsideValidity(certificate, at: time))"))
             }
             if index >= 2 {
                 guard let constraints = try? certificate.extensions.basicConstraints, case .isCertificateAuthority = constraints else {

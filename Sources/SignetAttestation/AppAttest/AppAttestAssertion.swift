@@ -25,16 +25,20 @@ extension AppAttestVerifier {
             throw AttestationError.malformed(source: source, detail: "\(assertion.count) bytes; an assertion is at most \(Self.maximumAssertionSize)")
         }
         let root: CBORValue
-        let authData: AuthenticatorData
         do {
             root = try CBOR.decode(assertion, source: source)
-            guard root.mapValue != nil else { throw AttestationError.malformed(source: source, detail: "the assertion is \(root.kind), not a map") }
-            guard let bytes = root["authenticatorData"]?.bytesValue else {
-                throw AttestationError.malformed(source: source, detail: "the assertion has no \"authenticatorData\" byte string")
-            }
+        } catch let error as SignetCoreError {
+            throw AttestationError(reading: error, source: source)
+        }
+        guard root.mapValue != nil else { throw AttestationError.malformed(source: source, detail: "the assertion is \(root.kind), not a map") }
+        guard let original = root["authenticatorData"]?.bytesValue else {
+            throw AttestationError.malformed(source: source, detail: "the assertion has no \"authenticatorData\" byte string")
+        }
+        let authData: AuthenticatorData
+        do {
             // Apple sets the AT flag in assertions without credential data: read only the
             // fixed part, and whatever follows as bounded trailing bytes.
-            authData = try AuthenticatorData(Self.withoutCredentialFlag(bytes), source: source + " (authenticatorData)",
+            authData = try AuthenticatorData(Self.withoutCredentialFlag(original), source: source + " (authenticatorData)",
                 maximumTrailingBytes: policy.maximumTrailingAuthDataBytes)
         } catch let error as SignetCoreError {
             throw AttestationError(reading: error, source: source)
@@ -45,7 +49,6 @@ extension AppAttestVerifier {
         guard publicKey.kind == .p256 else {
             throw AttestationError.invalidArgument(detail: "an App Attest key is a P-256 key, not \(publicKey.kind)")
         }
-        let original = root["authenticatorData"]!.bytesValue!
         let nonce = Array(SHA256.hash(data: original + clientDataHash))
         do {
             try PublicKeyVerifier(key: publicKey, algorithm: .ecdsaP256SHA256).verify(signature: signature, message: nonce)

@@ -145,7 +145,7 @@ public struct ChainVerifier: Sendable {
     }
 
     /// Why `certificate` is refused at `time`: it has expired, or is not valid yet.
-    static func outsideValidity(_ certificate: Certificate, at time: Date) -> String {
+    package static func outsideValidity(_ certificate: Certificate, at time: Date) -> String {
         let subject = PrintableText.escaped(certificate.subject.description)
         let state = time > certificate.notValidAfter ? "has expired" : "is not valid yet"
         return "\(subject) \(state): it is valid from \(certificate.notValidBefore.formatted(.iso8601)) to \(certificate.notValidAfter.formatted(.iso8601)), not at \(time.formatted(.iso8601))"

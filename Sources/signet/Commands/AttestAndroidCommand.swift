@@ -73,7 +73,7 @@ struct AttestVerifyAndroid: ParsableCommand {
             challenge: try FileInput.readAll(path: challenge, limit: 1 << 16), packageName: package, signerDigests: digests,
             minimumSecurityLevel: minimumSecurity.level, requiresVerifiedBoot: !allowUnlocked, requiresLockedBootloader: !allowUnlocked,
             roots: try trust.rootCertificates() ?? AndroidAttestationRoots.google, revocations: list ?? .shipped)
-        let source = AttestInput.displayName(chain)
+        let source = X509Files.displayName(chain)
         let certificates = try AndroidAttestationVerifier.readChain(
             try FileInput.readAll(path: chain, limit: AndroidAttestationVerifier.maximumChainFileSize), source: source)
         let facts = try AndroidAttestationVerifier(policy: policy).verify(chain: certificates, at: try trust.time(), source: source)

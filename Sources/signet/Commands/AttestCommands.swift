@@ -93,7 +93,7 @@ enum AttestInput {
         if let first = bytes.first, first >> 5 == 5 { return bytes }
         let text = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
         guard let decoded = Base64.decode(text) ?? Base64.decodeUnpadded(text) ?? Base64.decodeURL(text), !decoded.isEmpty else {
-            throw AttestationError.malformed(source: displayName(path), detail: "neither CBOR (a map) nor base64 text")
+            throw AttestationError.malformed(source: X509Files.displayName(path), detail: "neither CBOR (a map) nor base64 text")
         }
         return decoded
     }
@@ -107,7 +107,6 @@ enum AttestInput {
         }
     }
 
-    static func displayName(_ path: String) -> String { path == "-" ? "standard input" : path }
 }
 
 struct AttestVerifyApple: AsyncParsableCommand {
@@ -146,7 +145,7 @@ struct AttestVerifyApple: AsyncParsableCommand {
         let policy = try AppAttestPolicy(appID: appID, environments: [environment], roots: try trust.rootCertificates() ?? AppAttestRoots.apple)
         let object = try AttestInput.cbor(attestation, limit: AppAttestVerifier.maximumObjectSize)
         let key = try await AppAttestVerifier(policy: policy)
-            .verifyAttestation(object, clientDataHash: hash, at: try trust.time(), source: AttestInput.displayName(attestation))
+            .verifyAttestation(object, clientDataHash: hash, at: try trust.time(), source: X509Files.displayName(attestation))
         output.print([
             ("keyID", .string(Base64.encode(key.keyID))), ("appID", .string(key.appID)),
             ("environment", .string(key.environment.rawValue)), ("counter", .number(String(key.counter))),
@@ -192,7 +191,7 @@ struct AttestVerifyAppleAssertion: ParsableCommand {
         let checked = try AppAttestVerifier(policy: try AppAttestPolicy(appID: appID, environments: Set(AppAttestEnvironment.allCases)))
             .verifyAssertion(
                 try AttestInput.cbor(assertion, limit: AppAttestVerifier.maximumAssertionSize), clientDataHash: hash, publicKey: key,
-                previousCounter: previousCounter, source: AttestInput.displayName(assertion))
+                previousCounter: previousCounter, source: X509Files.displayName(assertion))
         output.print([("appID", .string(appID)), ("counter", .number(String(checked.counter)))])
     }
 }
