@@ -89,13 +89,13 @@ public struct HTTPMessageSigner: Sendable {
             throw HTTPSignatureError.invalidArgument(detail: "the message already has a signature labelled \(label)")
         }
         guard let keyID = keyID ?? key.defaultKeyID else {
-            throw HTTPSignatureError.invalidArgument(detail: "an HMAC key needs a key id")
+            throw HTTPSignatureError.invalidArgument(detail: key.isCustom ? "a \(key.algorithmName) key needs a key id" : "an HMAC key needs a key id")
         }
         let created = Int64(clock.now.timeIntervalSince1970.rounded(.down))
         let parameters = SignatureParameters(
             created: created, expires: expiresAfter.map { created + $0.wholeSeconds },
             nonce: includeNonce ? Base64.encodeURL(RandomBytes.make(16)) : nil,
-            algorithm: includeAlgorithm ? key.algorithm.rawValue : nil, keyID: keyID, tag: tag)
+            algorithm: includeAlgorithm || key.isCustom ? key.algorithmName : nil, keyID: keyID, tag: tag)
         let input = try SignatureInput(components: components ?? defaults, parameters: parameters)
         let signature = try await key.sign(try input.signatureBaseBytes(for: message))
         let inputValue = label + "=" + (try input.serializedParameters())

@@ -33,10 +33,25 @@ public struct VerifiedHTTPSignature: Sendable, Equatable {
     public let label: String
     /// The key id it was verified under.
     public let keyID: String
-    /// The algorithm of that key.
+    /// The algorithm of that key (for a custom scheme, the primitive underneath).
     public let algorithm: SignatureAlgorithm
     /// The signature input (components and parameters).
     public let input: SignatureInput
+    /// The `alg` name of the key's scheme: ``algorithm``'s name, or a custom scheme's
+    /// (``HTTPSignatureVerifying/algorithmName``).
+    public let algorithmName: String
+    /// The signature counter a custom scheme reported, nil for every other key: the caller
+    /// keeps it growing (and refuses the request when it does not).
+    public let counter: UInt64?
+
+    init(label: String, keyID: String, algorithm: SignatureAlgorithm, input: SignatureInput, algorithmName: String? = nil, counter: UInt64? = nil) {
+        self.label = label
+        self.keyID = keyID
+        self.algorithm = algorithm
+        self.input = input
+        self.algorithmName = algorithmName ?? algorithm.rawValue
+        self.counter = counter
+    }
 }
 
 /// Verifies HTTP message signatures (RFC 9421) under a policy: required components and
@@ -172,13 +187,18 @@ public struct HTTPMessageVerifier: Sendable {
             throw HTTPSignatureError.keyStoreUnavailable(keyID: String(keyID.prefix(80)), detail: "the key store did not answer")
         }
         guard let key = found else { throw HTTPSignatureError.unknownKey(keyID: keyID) }
-        // The common case, the key's own algorithm named, needs no parse — unless the key is
-        // pinned to an algorithm outside RFC 9421's registry, which the parse refuses by name.
-        if let declared = parameters.algorithm, declared != key.algorithm.rawValue || !HTTPSignatureAlgorithms.supported.contains(key.algorithm) {
+        if case .custom(let scheme) = key {
+            // The bytes are the scheme's, not a raw signature: the message must say so.
+            guard parameters.algorithm == scheme.algorithmName else {
+                throw HTTPSignatureError.algorithmMismatch(declared: parameters.algorithm ?? "(none)", key: scheme.algorithmName)
+            }
+        } else if let declared = parameters.algorithm, declared != key.algorithm.rawValue || !HTTPSignatureAlgorithms.supported.contains(key.algorithm) {
+            // The common case, the key's own algorithm named, needs no parse — unless the key is
+            // pinned to an algorithm outside RFC 9421's registry, which the parse refuses by name.
             let algorithm = try HTTPSignatureAlgorithms.parse(declared)
             guard algorithm == key.algorithm else { throw HTTPSignatureError.algorithmMismatch(declared: declared, key: key.algorithm.rawValue) }
         }
-        try key.verify(signature, base: try input.signatureBaseBytes(for: message, parsed: &parsed), label: entry.label)
+        let counter = try key.verify(signature, base: try input.signatureBaseBytes(for: message, parsed: &parsed), label: entry.label)
 
         if let contentDigestField {
             // Hashed only now, after the signature passed: nobody's made-up signature costs it.
@@ -190,7 +210,8 @@ public struct HTTPMessageVerifier: Sendable {
             let until = Date(timeIntervalSince1970: TimeInterval(max(acceptableUntil, now) + 1))
             guard try await cache.insert(nonce: nonce, keyID: keyID, created: parameters.created, until: until) else { throw HTTPSignatureError.replayedNonce(keyID: keyID) }
         }
-        return VerifiedHTTPSignature(label: entry.label, keyID: keyID, algorithm: key.algorithm, input: input)
+        return VerifiedHTTPSignature(
+            label: entry.label, keyID: keyID, algorithm: key.algorithm, input: input, algorithmName: key.algorithmName, counter: counter)
     }
 
     /// The last second at which a signature with these parameters is accepted under `policy`:

@@ -33,6 +33,9 @@ public enum HTTPSignatureError: Error, Sendable, Equatable {
     case tooOld(created: Int64, now: Int64, maxAge: Int64)
     /// The nonce was seen before under the key `keyID`: a replay.
     case replayedNonce(keyID: String)
+    /// A signature scheme with a counter (an App Attest assertion, a WebAuthn signCount)
+    /// signed with a counter no greater than the last one accepted: a replay, or a cloned key.
+    case counterNotIncreasing(keyID: String, stored: UInt64, found: UInt64)
     /// Replays cannot be tracked now: the replay cache is full of unexpired nonces and refuses
     /// to forget one, or the record of a nonce could not be written. `detail` says which, for
     /// the client (it names no internals).
@@ -70,6 +73,8 @@ extension HTTPSignatureError: SignetError {
             return "created \(created) is more than \(skew) s in the future (now \(now)); check the client's clock"
         case .tooOld(let created, let now, let maxAge): return "created \(created) is more than \(maxAge) s ago (now \(now))"
         case .replayedNonce(let keyID): return "the nonce was already used with key \"\(PrintableText.escaped(keyID))\": replay refused"
+        case .counterNotIncreasing(let keyID, let stored, let found):
+            return "the signature counter \(found) of key \"\(PrintableText.escaped(keyID))\" is not above the last accepted \(stored): replay refused"
         case .replayCacheFull(let detail): return "replays cannot be tracked now (\(detail)); retry later"
         case .createdBeforeStart(let created, _):
             // The start is not told: it would say when the server last restarted.

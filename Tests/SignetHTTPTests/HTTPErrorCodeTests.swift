@@ -13,7 +13,8 @@ struct HTTPErrorCodeTests {
         (.unsupportedAlgorithm("a"), "unsupportedAlgorithm"), (.algorithmMismatch(declared: "a", key: "b"), "algorithmMismatch"),
         (.unknownKey(keyID: "k"), "unknownKey"), (.signatureInvalid(label: "sig1"), "signatureInvalid"), (.expired(expires: 1, now: 2), "expired"),
         (.createdInFuture(created: 3, now: 1, skew: 1), "createdInFuture"), (.tooOld(created: 1, now: 9, maxAge: 1), "tooOld"),
-        (.replayedNonce(keyID: "k"), "replayedNonce"), (.replayCacheFull(detail: "d"), "replayCacheFull"), (.contentDigest(detail: "d"), "contentDigest"),
+        (.replayedNonce(keyID: "k"), "replayedNonce"), (.counterNotIncreasing(keyID: "k", stored: 2, found: 1), "counterNotIncreasing"),
+        (.replayCacheFull(detail: "d"), "replayCacheFull"), (.contentDigest(detail: "d"), "contentDigest"),
         (.tooLarge(what: "w", limit: 1), "tooLarge"), (.invalidArgument(detail: "d"), "invalidArgument"),
     ]
 
