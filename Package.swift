@@ -184,7 +184,7 @@ let package = Package(
         .target(
             name: "SignetServer",
             dependencies: [
-                "SignetAPI", "SignetCore", "SignetBundle", "SignetHTTP", "SignetHummingbird", "SignetVault", "SignetX509",
+                "SignetAPI", "SignetCore", "SignetBundle", "SignetHTTP", "SignetHummingbird", "SignetVault", "SignetX509", "SignetAttestation",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -372,7 +372,7 @@ let package = Package(
             name: "SignetServerTests",
             dependencies: [
                 "signet", "SignetAPI", "SignetServer", "SignetClient", "SignetBundle", "SignetVault", "SignetTLS", "SignetX509", "SignetHTTP", "SignetCore",
-                "SignetTestSupport",
+                "SignetTestSupport", "SignetAttestation", "SignetAttestationTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

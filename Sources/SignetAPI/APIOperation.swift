@@ -8,12 +8,13 @@ public enum APIOperation: String, CaseIterable, Sendable {
     case enrolApp, listApps, revokeApp, enrolAdmin, listAdmins, revokeAdmin
     case listUsers, disableUser, revokeUserSessions
     case publishResource, listResources, getResource, getResourceVersion, trustChain, rotateTrust
+    case createDeviceChallenge, enrolDevice, listDevices, revokeDevice, setAppAttestation
 
     /// Who may call an operation.
     public enum Caller: Sendable {
         /// Anyone; not signed (`/v1/health`).
         case anyone
-        /// A request signed by an enrolled app.
+        /// A request signed by an enrolled app, or by a device enrolled for it.
         case app
         /// Signed by an app, with a user's session (`Authorization: Bearer`).
         case appWithSession
@@ -26,9 +27,12 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// The method.
     public var method: HTTPRequest.Method {
         switch self {
-        case .health, .me, .listApps, .listAdmins, .listUsers, .listResources, .getResource, .getResourceVersion, .trustChain: return .get
-        case .register, .signIn, .enrolApp, .enrolAdmin, .disableUser, .publishResource, .rotateTrust: return .post
-        case .signOut, .signOutEverywhere, .revokeApp, .revokeAdmin, .revokeUserSessions: return .delete
+        case .health, .me, .listApps, .listAdmins, .listUsers, .listResources, .getResource, .getResourceVersion, .trustChain, .listDevices:
+            return .get
+        case .register, .signIn, .enrolApp, .enrolAdmin, .disableUser, .publishResource, .rotateTrust, .createDeviceChallenge, .enrolDevice:
+            return .post
+        case .signOut, .signOutEverywhere, .revokeApp, .revokeAdmin, .revokeUserSessions, .revokeDevice: return .delete
+        case .setAppAttestation: return .put
         }
     }
 
@@ -54,6 +58,11 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .getResourceVersion: return "/v1/resources/{name}/{version}"
         case .trustChain: return "/v1/trust"
         case .rotateTrust: return "/v1/admin/trust"
+        case .createDeviceChallenge: return "/v1/devices/challenges"
+        case .enrolDevice: return "/v1/devices"
+        case .listDevices: return "/v1/admin/devices"
+        case .revokeDevice: return "/v1/admin/devices/{id}"
+        case .setAppAttestation: return "/v1/admin/apps/{name}/attestation"
         }
     }
 
@@ -61,7 +70,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
     public var caller: Caller {
         switch self {
         case .health: return .anyone
-        case .register, .signIn: return .app
+        case .register, .signIn, .createDeviceChallenge, .enrolDevice: return .app
         case .signOut, .me, .signOutEverywhere: return .appWithSession
         case .getResource, .getResourceVersion, .trustChain: return .appOrAdmin
         default: return .admin
@@ -71,8 +80,8 @@ public enum APIOperation: String, CaseIterable, Sendable {
     /// The statuses of its successful answers.
     public var successStatuses: [Int] {
         switch self {
-        case .register, .signIn, .enrolApp, .enrolAdmin, .rotateTrust: return [201]
-        case .signOut, .revokeApp, .revokeAdmin, .disableUser: return [204]
+        case .register, .signIn, .enrolApp, .enrolAdmin, .rotateTrust, .createDeviceChallenge, .enrolDevice: return [201]
+        case .signOut, .revokeApp, .revokeAdmin, .disableUser, .revokeDevice: return [204]
         case .publishResource: return [200, 201]
         case .getResource, .getResourceVersion: return [200, 206, 304]
         default: return [200]
@@ -87,17 +96,23 @@ public enum APIOperation: String, CaseIterable, Sendable {
         if self == .health { return [.badRequest, .unavailable] }
         var codes: Set<ProblemCode> = [.badRequest, .unauthorized, .wrongAuthority, .revoked, .payloadTooLarge, .requestTimeout, .unavailable]
         if caller != .appOrAdmin { codes.insert(.forbidden) }
+        // An app that requires attestation takes its user routes only from enrolled devices.
+        if [.register, .signIn, .signOut, .me, .signOutEverywhere].contains(self) { codes.insert(.attestationRequired) }
         switch self {
         case .register: codes.formUnion([.unsupportedMediaType, .unprocessable, .conflict, .rateLimited, .overloaded])
         case .signIn: codes.formUnion([.unsupportedMediaType, .unprocessable, .invalidCredentials, .rateLimited, .overloaded])
         case .signOut, .me, .signOutEverywhere: codes.insert(.sessionEnded)
+        case .createDeviceChallenge: codes.insert(.rateLimited)
+        case .enrolDevice: codes.formUnion([.unsupportedMediaType, .unprocessable, .conflict, .attestationRefused, .challengeExpired])
+        case .revokeDevice: codes.insert(.notFound)
+        case .setAppAttestation: codes.formUnion([.notFound, .unprocessable, .unsupportedMediaType])
         case .enrolApp, .enrolAdmin: codes.formUnion([.unsupportedMediaType, .unprocessable, .conflict])
         case .revokeApp: codes.insert(.notFound)
         case .revokeAdmin: codes.formUnion([.notFound, .conflict])
         case .disableUser, .revokeUserSessions: codes.formUnion([.notFound, .unprocessable])
         case .publishResource, .rotateTrust: codes.formUnion([.unprocessable, .conflict])
         case .getResource, .getResourceVersion: codes.formUnion([.notFound, .rangeNotSatisfiable])
-        case .health, .listApps, .listAdmins, .listUsers, .listResources, .trustChain: break
+        case .health, .listApps, .listAdmins, .listUsers, .listResources, .trustChain, .listDevices: break
         }
         return codes
     }

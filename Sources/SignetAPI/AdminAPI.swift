@@ -16,11 +16,46 @@ public enum AdminAPI {
         /// The RFC 9421 algorithm; by default the key's (RSA: `rsa-pss-sha512`).
         public var algorithm: String?
         public var hmac: Bool?
-        public init(name: String, publicKey: String? = nil, algorithm: String? = nil, hmac: Bool? = nil) {
+        /// An app's platform identities and attestation policy (apps only).
+        public var attestation: AttestationSettings?
+        public init(name: String, publicKey: String? = nil, algorithm: String? = nil, hmac: Bool? = nil, attestation: AttestationSettings? = nil) {
             self.name = name
             self.publicKey = publicKey
             self.algorithm = algorithm
             self.hmac = hmac
+            self.attestation = attestation
+        }
+    }
+
+    /// An app's platform identities, against which its devices' attestations are verified, and
+    /// whether its user routes take requests only from enrolled devices.
+    ///
+    /// `PUT /v1/admin/apps/{name}/attestation` replaces them whole.
+    public struct AttestationSettings: Codable, Sendable, Equatable {
+        /// Apple: the App ID, `TEAMID.bundle.id`.
+        public var appleAppId: String?
+        /// Apple: the App Attest environments accepted, `production` and/or `development`
+        /// (default: production only).
+        public var appleEnvironments: [String]?
+        /// Android: the package name.
+        public var androidPackage: String?
+        /// Android: the SHA-256 digests of the signing certificates, hex (colons allowed, as
+        /// keytool prints them); the attested app must be signed by one of them.
+        public var androidSigners: [String]?
+        /// Android: the lowest security level accepted, `tee` (default) or `strongbox`.
+        public var androidMinimumSecurity: String?
+        /// Whether the app's user routes take requests only from enrolled devices.
+        public var required: Bool?
+        public init(
+            appleAppId: String? = nil, appleEnvironments: [String]? = nil, androidPackage: String? = nil, androidSigners: [String]? = nil,
+            androidMinimumSecurity: String? = nil, required: Bool? = nil
+        ) {
+            self.appleAppId = appleAppId
+            self.appleEnvironments = appleEnvironments
+            self.androidPackage = androidPackage
+            self.androidSigners = androidSigners
+            self.androidMinimumSecurity = androidMinimumSecurity
+            self.required = required
         }
     }
 
@@ -34,8 +69,13 @@ public enum AdminAPI {
         public var createdAt: Int64
         public var revokedAt: Int64?
         public var secret: String?
+        /// An app's attestation settings, when it has any.
+        public var attestation: AttestationSettings?
 
-        public init(name: String, role: String, keyId: String, algorithm: String, createdAt: Int64, revokedAt: Int64? = nil, secret: String? = nil) {
+        public init(
+            name: String, role: String, keyId: String, algorithm: String, createdAt: Int64, revokedAt: Int64? = nil, secret: String? = nil,
+            attestation: AttestationSettings? = nil
+        ) {
             self.name = name
             self.role = role
             self.keyId = keyId
@@ -43,6 +83,7 @@ public enum AdminAPI {
             self.createdAt = createdAt
             self.revokedAt = revokedAt
             self.secret = secret
+            self.attestation = attestation
         }
     }
 

@@ -22,6 +22,13 @@ public enum ProblemCode: String, CaseIterable, Sendable, Codable {
     case forbidden
     /// The app or admin key that signed the request has been revoked (403).
     case revoked
+    /// The app takes its user routes only from devices enrolled by attestation; the request
+    /// was signed by the app key (403).
+    case attestationRequired
+    /// A device's attestation failed a check; the detail names it (`attestation.<check>`) (403).
+    case attestationRefused
+    /// The enrolment's challenge is unknown, used, expired or another app's: ask for a new one (403).
+    case challengeExpired
     /// No such app, admin, user or resource; an unknown path or a method the path does not
     /// take (404).
     case notFound
@@ -76,7 +83,7 @@ public enum ProblemCode: String, CaseIterable, Sendable, Codable {
         switch self {
         case .badRequest: return 400
         case .unauthorized, .invalidCredentials, .sessionEnded, .wrongAuthority: return 401
-        case .forbidden, .revoked: return 403
+        case .forbidden, .revoked, .attestationRequired, .attestationRefused, .challengeExpired: return 403
         case .notFound: return 404
         case .requestTimeout: return 408
         case .conflict: return 409

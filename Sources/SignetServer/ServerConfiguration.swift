@@ -79,6 +79,15 @@ public struct ServerConfiguration: Sendable {
     /// The rate-limit window (15 minutes; whole seconds).
     public var rateLimitWindow: Duration = .seconds(15 * 60)
 
+    /// What devices' attestations are verified against (Apple's and Google's roots and
+    /// Google's revocation list by default).
+    public var attestation = DeviceAttestationTrust()
+    /// Device challenges issued per client address, and per app from everyone, in one window.
+    public var deviceChallengesPerAddress = 30
+    public var deviceChallengesPerApp = 10_000
+    /// How long a device challenge may wait for its enrolment (5 minutes; whole seconds).
+    public var deviceChallengeLifetime: Duration = .seconds(300)
+
     /// The defaults.
     public init() {}
 }

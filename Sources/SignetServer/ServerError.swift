@@ -25,6 +25,14 @@ public enum ServerError: Error, Sendable, Equatable {
     case forbidden(detail: String)
     /// The app or admin key that signed the request has been revoked (403).
     case revoked(detail: String)
+    /// The app `app` takes its user routes only from enrolled devices, and the request was
+    /// signed by the app key (403).
+    case attestationRequired(app: String)
+    /// A device's attestation failed the check `check` (an `AttestationError` code,
+    /// `attestation.<name>`); `detail` says how (403).
+    case attestationRefused(check: String, detail: String)
+    /// An enrolment's challenge is unknown, used, expired or another app's (403).
+    case challengeExpired(detail: String)
     /// Nothing exists under that name (404).
     case notFound(what: String)
     /// The name or e-mail address is already taken (409).
@@ -63,6 +71,10 @@ extension ServerError: SignetError {
              .sessionEnded(let detail):
             return detail
         case .invalidCredentials: return "wrong e-mail address or password"
+        case .attestationRequired(let app):
+            return "the app \(app) takes this route only from devices enrolled by attestation; the request was signed by the app key"
+        case .attestationRefused(let check, let detail): return "the attestation was refused (\(check)): \(detail)"
+        case .challengeExpired(let detail): return detail
         case .notFound(let what): return "\(what) does not exist"
         case .payloadTooLarge(let limit): return "the body is over the limit of \(limit) bytes"
         case .unsupportedMediaType(let contentType): return "the body must be application/json, not \(contentType.isEmpty ? "nothing" : contentType)"

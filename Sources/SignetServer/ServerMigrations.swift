@@ -106,6 +106,47 @@ enum ServerMigrations {
             )
             """,
         ],
+        // 4: devices enrolled by attestation (App Attest, Android key attestation), the one-time
+        // challenges they enrol with, each app's platform identities and policy, and the device
+        // a session was started from.
+        [
+            """
+            CREATE TABLE app_attestation (
+                app TEXT PRIMARY KEY,
+                apple_app_id TEXT,
+                apple_environments TEXT,
+                android_package TEXT,
+                android_signers TEXT,
+                android_min_security TEXT,
+                required BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE device_challenges (
+                challenge TEXT PRIMARY KEY,
+                app TEXT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX device_challenges_by_expiry ON device_challenges (expires_at)",
+            """
+            CREATE TABLE devices (
+                id TEXT PRIMARY KEY,
+                key_id TEXT NOT NULL UNIQUE,
+                app TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                public_key TEXT NOT NULL,
+                counter BIGINT NOT NULL,
+                facts TEXT NOT NULL,
+                receipt TEXT,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX devices_by_app ON devices (app, created_at)",
+            "ALTER TABLE sessions ADD COLUMN device TEXT",
+        ],
     ]
 
     /// Brings the schema up to date; returns the versions applied now.

@@ -35,6 +35,14 @@ public struct ServerRequestContext: AuthRequestContext, RequestContext {
         }
         return identity
     }
+
+    /// The app (or one of its devices) calling a user route: 403 ``ServerError/attestationRequired(app:)``
+    /// when the app takes those only from enrolled devices and its own key signed.
+    func userCaller() throws -> Principal {
+        let app = try principal(role: .app)
+        if app.requiresAttestation, app.device == nil { throw ServerError.attestationRequired(app: app.name) }
+        return app
+    }
 }
 
 /// Names the client of every request before anything else reads it (see ``ClientAddress``).

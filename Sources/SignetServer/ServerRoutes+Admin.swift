@@ -7,6 +7,7 @@ import SignetCore
 extension ServerRoutes {
     /// The admin API under `/v1/admin/`: every request signed by an enrolled admin key.
     func addAdminRoutes(to group: RouterGroup<ServerRequestContext>) {
+        addDeviceAdminRoutes(to: group)
         for role in Principal.Role.allCases {
             let collection = role == .app ? "apps" : "admins"
             group.post(RouterPath(collection)) { request, context in
@@ -63,11 +64,15 @@ extension ServerRoutes {
     func enrol(_ body: AdminAPI.Enrolment, role: Principal.Role) async throws -> AdminAPI.Enrolled {
         try AdminAPI.checkName(body.name)
         let now = store.now
+        if body.attestation != nil, role != .app {
+            throw ServerError.unprocessable(field: "attestation", detail: "only apps have devices; admins sign with their own key")
+        }
+        let attestation = try body.attestation.map(Self.checked)
         if body.hmac == true {
             guard role == .app else { throw ServerError.unprocessable(field: "hmac", detail: "admins sign with a public key") }
             guard body.publicKey == nil else { throw ServerError.unprocessable(field: "publicKey", detail: "an HMAC app has no public key") }
             let secret = SecretBytes(RandomBytes.make(32))
-            let principal = Principal(keyID: body.name, role: role, name: body.name, algorithm: .hmacSHA256, createdAt: now)
+            let principal = Principal(keyID: body.name, role: role, name: body.name, algorithm: .hmacSHA256, createdAt: now, attestation: attestation)
             try await store.principals.add(principal, secret: secret)
             return Self.enrolled(principal, secret: secret.withUnsafeBytes { Base64.encode(Array($0)) })
         }
@@ -76,7 +81,7 @@ extension ServerRoutes {
         let algorithm = try AdminAPI.algorithm(body.algorithm, for: key)
         let principal = Principal(
             keyID: key.fingerprint.description, role: role, name: body.name, algorithm: algorithm, publicKeyDER: key.spkiDER,
-            createdAt: now)
+            createdAt: now, attestation: attestation)
         try await store.principals.add(principal)
         return Self.enrolled(principal, secret: nil)
     }
@@ -96,6 +101,6 @@ extension ServerRoutes {
     static func enrolled(_ principal: Principal, secret: String?) -> AdminAPI.Enrolled {
         AdminAPI.Enrolled(
             name: principal.name, role: principal.role.rawValue, keyId: principal.keyID, algorithm: principal.algorithm.rawValue,
-            createdAt: principal.createdAt, revokedAt: principal.revokedAt, secret: secret)
+            createdAt: principal.createdAt, revokedAt: principal.revokedAt, secret: secret, attestation: principal.attestation)
     }
 }

@@ -94,4 +94,22 @@ extension ServerRoutes {
             throw ServerError.rateLimited(retryAfter: wait)
         }
     }
+
+    /// Counts a device challenge from `address` and for `app`; 429 past either limit.
+    func countDeviceChallenge(from address: String, app: String) async throws {
+        let window = configuration.rateLimitWindow.wholeSeconds
+        let addressBucket = "device-challenge:" + ClientAddress.budgetKey(address)
+        if let wait = try await store.limits.countAttempt(bucket: addressBucket, limit: configuration.deviceChallengesPerAddress, window: window) {
+            try await store.limits.forgiveAttempt(bucket: addressBucket)
+            metrics.rateLimited("device-challenges-per-address")
+            throw ServerError.rateLimited(retryAfter: wait)
+        }
+        let appBucket = "device-challenge-app:" + app
+        if let wait = try await store.limits.countAttempt(bucket: appBucket, limit: configuration.deviceChallengesPerApp, window: window) {
+            try await store.limits.forgiveAttempt(bucket: appBucket)
+            try await store.limits.forgiveAttempt(bucket: addressBucket)
+            metrics.rateLimited("device-challenges-per-app")
+            throw ServerError.rateLimited(retryAfter: wait)
+        }
+    }
 }

@@ -9,7 +9,7 @@ extension ServerRoutes {
     /// `DELETE /v1/me/sessions`: every one signed by an app.
     func addUserRoutes(to group: RouterGroup<ServerRequestContext>) {
         group.post("users") { request, context in
-            _ = try context.principal(role: .app)
+            _ = try context.userCaller()
             let body = try await ServerRequestBody.decode(
                 UserAPI.Registration.self, from: request, limit: configuration.maximumBodySize)
             let email = try UserInput.normalizedEmail(body.email)
@@ -36,7 +36,7 @@ extension ServerRoutes {
         }
 
         group.post("sessions") { request, context in
-            let app = try context.principal(role: .app)
+            let app = try context.userCaller()
             let body = try await ServerRequestBody.decode(UserAPI.SignIn.self, from: request, limit: configuration.maximumBodySize)
             let forms = try UserInput.lookupForms(body.email)
             guard body.password.utf8.count <= PasswordHasher.maximumPasswordLength else {
@@ -66,7 +66,7 @@ extension ServerRoutes {
             let now = store.now
             let session = SessionRecord(
                 tokenHash: SessionToken.hash(token), userID: user.id, app: app.name, createdAt: now,
-                expiresAt: now + configuration.sessionLifetime.wholeSeconds)
+                expiresAt: now + configuration.sessionLifetime.wholeSeconds, device: app.device?.keyID)
             try await store.sessions.add(session, keepingAtMost: configuration.maximumSessionsPerAccount)
             // The oldest sessions past the limit may just have ended.
             sessions.forget(userID: user.id)
@@ -75,7 +75,7 @@ extension ServerRoutes {
         }
 
         group.delete("sessions/current") { request, context in
-            let app = try context.principal(role: .app)
+            let app = try context.userCaller()
             let (session, _) = try await signedInUser(request, app: app)
             // Also when the call fails after its commit: this node must not answer from memory.
             defer { sessions.forget(tokenHash: session.tokenHash) }
@@ -84,13 +84,13 @@ extension ServerRoutes {
         }
 
         group.get("me") { request, context in
-            let app = try context.principal(role: .app)
+            let app = try context.userCaller()
             let (_, user) = try await signedInUser(request, app: app)
             return try await responder.json(Self.profile(user), for: request, headers: [.cacheControl: "no-store"])
         }
 
         group.delete("me/sessions") { request, context in
-            let app = try context.principal(role: .app)
+            let app = try context.userCaller()
             let (_, user) = try await signedInUser(request, app: app)
             // Also when the call fails after its commit: this node must not answer from memory.
             defer { sessions.forget(userID: user.id) }
@@ -102,7 +102,7 @@ extension ServerRoutes {
     /// The session of the request's bearer token and its user: 401 (with
     /// `WWW-Authenticate: Bearer`) when there is no token, it is unknown, expired or revoked,
     /// or it was given to another app than the one signing (a token is bound to its app, so a
-    /// revoked app's sessions cannot be carried on through another).
+    /// revoked app's sessions cannot be carried on through another), or to another device.
     func signedInUser(_ request: Request, app: Principal) async throws -> (SessionRecord, UserRecord) {
         guard let token = SessionToken.bearer(in: request.headers) else {
             throw ServerError.sessionEnded(detail: "sign in first: the request has no session token (Authorization: Bearer)")
@@ -112,6 +112,14 @@ extension ServerRoutes {
         }
         guard session.app == app.name else {
             throw ServerError.sessionEnded(detail: "the session was started by another app; sign in again from this one")
+        }
+        // A session started from a device is honoured only in that device's requests, one
+        // started with the app key only in the app key's: a token lifted from one install is
+        // worth nothing from another.
+        guard session.device == app.device?.keyID else {
+            throw ServerError.sessionEnded(detail: session.device == nil
+                ? "the session was started with the app key, not from this device; sign in again from this device"
+                : "the session was started from another device; sign in again from this one")
         }
         guard user.disabledAt == nil else { throw ServerError.sessionEnded(detail: "this account is disabled") }
         return (session, user)

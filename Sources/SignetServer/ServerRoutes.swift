@@ -43,7 +43,7 @@ struct ServerRoutes: Sendable {
         self.store = store
         let metrics = ServerMetrics()
         self.metrics = metrics
-        directory = PrincipalDirectory(store: store, maximumAge: configuration.revocationLatency)
+        directory = PrincipalDirectory(store: store, maximumAge: configuration.revocationLatency, trust: configuration.attestation)
         var responder = ServerResponder(
             signer: responseSigner, publicScheme: configuration.publicScheme, publicAuthority: configuration.publicAuthority,
             policy: configuration.signaturePolicy)
@@ -84,6 +84,7 @@ struct ServerRoutes: Sendable {
         if let authorityCheck { signed = signed.add(middleware: authorityCheck) }
         signed = signed.add(middleware: authenticator())
         addUserRoutes(to: signed)
+        addDeviceRoutes(to: signed)
         addAdminRoutes(to: signed.group("admin"))
         addResourceRoutes(signed: signed, root: router)
         return router
@@ -101,10 +102,25 @@ struct ServerRoutes: Sendable {
         }
     }
 
-    /// The enrolled, unrevoked principal whose key made `verified`.
+    /// The enrolled, unrevoked principal whose key made `verified`. A signature with a counter
+    /// (an App Attest device's) is accepted only if the counter rises above the stored one, by a
+    /// compare-and-set on the database: of two requests with one counter, on any nodes, one passes.
     func principal(signing verified: VerifiedHTTPSignature) async throws -> Principal {
         guard let principal = try await directory.principal(for: verified.keyID) else {
             throw ServerError.unauthorized(detail: "unknown keyid \"\(verified.keyID.prefix(80))\"")
+        }
+        if let device = principal.device {
+            if let revoked = device.revokedAt ?? principal.revokedAt {
+                throw ServerError.revoked(detail: device.revokedAt != nil
+                    ? "the device \(device.id) of the app \(principal.name) has been revoked (at \(revoked)); enrol it again"
+                    : "the app \(principal.name) has been revoked")
+            }
+            if let counter = verified.counter {
+                guard try await store.devices.advanceCounter(keyID: device.keyID, to: Int64(counter)) else {
+                    throw ServerError.unauthorized(detail: "the assertion's counter \(counter) is not above the last one accepted: a replay, or the device was revoked")
+                }
+            }
+            return principal
         }
         guard !principal.isRevoked else {
             throw ServerError.revoked(detail: "the \(principal.role.rawValue) \(principal.name) has been revoked")

@@ -1,5 +1,6 @@
 import Logging
 import SQLKit
+import SignetAPI
 import SignetCore
 
 extension ServerStore {
@@ -15,34 +16,73 @@ extension ServerStore {
 
         var now: Int64 { clock.unixSeconds }
 
-        /// Enrols a key; ``ServerError/conflict(detail:)`` when the name (for the role) or the key
-        /// is already enrolled. `secret` is the HMAC secret of an HMAC app, stored sealed under the
-        /// store's app-secret key (``ServerError/unavailable(detail:)`` when it has none).
+        /// Enrols a key, with an app's attestation settings in the same transaction;
+        /// ``ServerError/conflict(detail:)`` when the name (for the role) or the key is already
+        /// enrolled (a device's key included). `secret` is the HMAC secret of an HMAC app, stored
+        /// sealed under the store's app-secret key (``ServerError/unavailable(detail:)`` when it
+        /// has none).
         public func add(_ principal: Principal, secret: SecretBytes? = nil) async throws {
             let publicKey = principal.publicKeyDER.map { Base64.encode($0) }
             var sealed: String?
             if let secret { sealed = try sealedSecret(secret, keyID: principal.keyID) }
             let storedSecret = sealed
-            let inserted = try await database.withConnection { sql in
-                try await sql.raw("""
-                    INSERT INTO principals (key_id, role, name, algorithm, public_key, secret, created_at, revoked_at)
-                    VALUES (\(bind: principal.keyID), \(bind: principal.role.rawValue), \(bind: principal.name),
-                            \(bind: principal.algorithm.rawValue), \(bind: publicKey), \(bind: storedSecret), \(bind: principal.createdAt), NULL)
+            let now = self.now
+            let inserted = try await database.transaction { sql in
+                let inserted = try await sql.raw("""
+                    INSERT INTO principals (key_id, role, name, algorithm, public_key, secret, created_at)
+                    SELECT \(bind: principal.keyID), \(bind: principal.role.rawValue), \(bind: principal.name),
+                           \(bind: principal.algorithm.rawValue), \(bind: publicKey), \(bind: storedSecret), \(bind: principal.createdAt)
+                    WHERE NOT EXISTS (SELECT 1 FROM devices WHERE key_id = \(bind: principal.keyID))
                     ON CONFLICT DO NOTHING RETURNING key_id
                     """).first() != nil
+                if inserted, principal.role == .app, let settings = principal.attestation {
+                    try await Self.write(settings, app: principal.name, now: now, sql: sql)
+                }
+                return inserted
             }
             guard inserted else {
                 throw ServerError.conflict(detail: "an \(principal.role.rawValue) named \(principal.name) or with key \(principal.keyID) is already enrolled")
             }
         }
 
+        /// Replaces the attestation settings of the app `name` (nil removes them);
+        /// ``ServerError/notFound(what:)`` when there is no such app.
+        package func setAttestation(app name: String, _ settings: AdminAPI.AttestationSettings?) async throws {
+            let now = self.now
+            let found = try await database.transaction { sql in
+                guard try await sql.raw("SELECT key_id FROM principals WHERE role = 'app' AND name = \(bind: name)").first() != nil else {
+                    return false
+                }
+                try await sql.raw("DELETE FROM app_attestation WHERE app = \(bind: name)").run()
+                if let settings { try await Self.write(settings, app: name, now: now, sql: sql) }
+                return true
+            }
+            guard found else { throw ServerError.notFound(what: "the app \(name)") }
+        }
+
+        private static func write(_ settings: AdminAPI.AttestationSettings, app: String, now: Int64, sql: any SQLDatabase) async throws {
+            try await sql.raw("""
+                INSERT INTO app_attestation (app, apple_app_id, apple_environments, android_package, android_signers,
+                                             android_min_security, required, updated_at)
+                VALUES (\(bind: app), \(bind: settings.appleAppId), \(bind: settings.appleEnvironments?.joined(separator: ",")),
+                        \(bind: settings.androidPackage), \(bind: settings.androidSigners?.joined(separator: ",")),
+                        \(bind: settings.androidMinimumSecurity), \(bind: settings.required == true ? 1 : 0), \(bind: now))
+                """).run()
+        }
+
+        /// The columns of `app_attestation` (aliased `a`) that ``record(from:prefix:)`` reads.
+        static let attestationColumns: SQLQueryString = """
+            a.app AS a_app, a.apple_app_id, a.apple_environments, a.android_package, a.android_signers, a.android_min_security, a.required
+            """
+
         /// The principals of `role`, oldest first, revoked ones included.
         public func all(role: Principal.Role) async throws -> [Principal] {
             try await database.withConnection { sql in
                 try await sql.raw("""
-                    SELECT key_id, role, name, algorithm, public_key, created_at, revoked_at FROM principals
-                    WHERE role = \(bind: role.rawValue) ORDER BY created_at, name
-                    """).all().map(Self.record(from:))
+                    SELECT p.key_id, p.role, p.name, p.algorithm, p.public_key, p.created_at, p.revoked_at, \(Self.attestationColumns)
+                    FROM principals p LEFT JOIN app_attestation a ON p.role = 'app' AND a.app = p.name
+                    WHERE p.role = \(bind: role.rawValue) ORDER BY p.created_at, p.name
+                    """).all().map { try Self.record(from: $0) }
             }
         }
 
@@ -51,8 +91,9 @@ extension ServerStore {
         package func find(keyID: String) async throws -> (Principal, SecretBytes?)? {
             let found = try await database.withConnection { sql -> (Principal, String?)? in
                 guard let row = try await sql.raw("""
-                    SELECT key_id, role, name, algorithm, public_key, secret, created_at, revoked_at FROM principals
-                    WHERE key_id = \(bind: keyID)
+                    SELECT p.key_id, p.role, p.name, p.algorithm, p.public_key, p.secret, p.created_at, p.revoked_at, \(Self.attestationColumns)
+                    FROM principals p LEFT JOIN app_attestation a ON p.role = 'app' AND a.app = p.name
+                    WHERE p.key_id = \(bind: keyID)
                     """).first() else { return nil }
                 return (try Self.record(from: row), try row.optionalText("secret"))
             }
@@ -98,14 +139,27 @@ extension ServerStore {
             }
         }
 
-        static func record(from row: any SQLRow) throws -> Principal {
+        /// A principal from a row with its columns (`key_id`, `public_key`, `created_at` and
+        /// `revoked_at` under `prefix`) and, when joined, ``attestationColumns``.
+        static func record(from row: any SQLRow, prefix: String = "") throws -> Principal {
             guard let role = Principal.Role(rawValue: try row.text("role")),
                   let algorithm = SignatureAlgorithm(rawValue: try row.text("algorithm"))
             else { throw ServerError.unavailable(detail: "a principals row has an unknown role or algorithm") }
             return Principal(
-                keyID: try row.text("key_id"), role: role, name: try row.text("name"), algorithm: algorithm,
-                publicKeyDER: try row.optionalText("public_key").flatMap { Base64.decode($0) },
-                createdAt: try row.integer("created_at"), revokedAt: try row.optionalInteger("revoked_at"))
+                keyID: try row.text(prefix + "key_id"), role: role, name: try row.text("name"), algorithm: algorithm,
+                publicKeyDER: try row.optionalText(prefix + "public_key").flatMap { Base64.decode($0) },
+                createdAt: try row.integer(prefix + "created_at"), revokedAt: try row.optionalInteger(prefix + "revoked_at"),
+                attestation: try attestation(from: row))
+        }
+
+        /// The attestation settings of a row joined with `app_attestation`, nil when it has none.
+        private static func attestation(from row: any SQLRow) throws -> AdminAPI.AttestationSettings? {
+            guard row.contains(column: "a_app"), try row.optionalText("a_app") != nil else { return nil }
+            let list = { (text: String?) in text.map { $0.split(separator: ",").map(String.init) } }
+            return AdminAPI.AttestationSettings(
+                appleAppId: try row.optionalText("apple_app_id"), appleEnvironments: list(try row.optionalText("apple_environments")),
+                androidPackage: try row.optionalText("android_package"), androidSigners: list(try row.optionalText("android_signers")),
+                androidMinimumSecurity: try row.optionalText("android_min_security"), required: try row.integer("required") != 0)
         }
 
         // MARK: App secrets

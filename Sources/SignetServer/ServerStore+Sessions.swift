@@ -19,9 +19,9 @@ extension ServerStore {
         package func add(_ session: SessionRecord, keepingAtMost limit: Int) async throws {
             try await database.transaction { sql in
                 try await sql.raw("""
-                    INSERT INTO sessions (token_hash, user_id, app, created_at, expires_at)
+                    INSERT INTO sessions (token_hash, user_id, app, created_at, expires_at, device)
                     VALUES (\(bind: session.tokenHash), \(bind: session.userID), \(bind: session.app),
-                            \(bind: session.createdAt), \(bind: session.expiresAt))
+                            \(bind: session.createdAt), \(bind: session.expiresAt), \(bind: session.device))
                     """).run()
                 guard limit < Int.max else { return }
                 // The new session stays; of the others, the newest `limit - 1` (times are seconds:
@@ -40,14 +40,14 @@ extension ServerStore {
             let now = self.now
             return try await database.withConnection { sql in
                 guard let row = try await sql.raw("""
-                    SELECT s.token_hash, s.user_id, s.app, s.created_at AS s_created, s.expires_at,
+                    SELECT s.token_hash, s.user_id, s.app, s.created_at AS s_created, s.expires_at, s.device,
                            u.id, u.email, u.display_name, u.password_hash, u.created_at, u.disabled_at
                     FROM sessions s JOIN users u ON u.id = s.user_id
                     WHERE s.token_hash = \(bind: tokenHash) AND s.expires_at > \(bind: now)
                     """).first() else { return nil }
                 let session = SessionRecord(
                     tokenHash: try row.text("token_hash"), userID: try row.text("user_id"), app: try row.text("app"),
-                    createdAt: try row.integer("s_created"), expiresAt: try row.integer("expires_at"))
+                    createdAt: try row.integer("s_created"), expiresAt: try row.integer("expires_at"), device: try row.optionalText("device"))
                 return (session, try Users.record(from: row))
             }
         }

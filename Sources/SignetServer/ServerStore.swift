@@ -7,8 +7,9 @@ import SignetCore
 
 /// The server's data, over one ``ServerDatabase``: one store per concern, each sharing the
 /// database handle and clock, reached as properties — ``principals`` (enrolled app and admin
-/// keys, and the HMAC app secrets), ``trustRoots``, and, inside the package, `users`,
-/// `sessions`, `limits` (rate-limit counters), `nonces` (the replay cache's) and `resources`.
+/// keys, the HMAC app secrets and apps' attestation settings), ``trustRoots``, and, inside the
+/// package, `users`, `sessions`, `limits` (rate-limit counters), `nonces` (the replay cache's),
+/// `resources`, `devices` and `deviceChallenges`.
 /// Every value reaches SQL as a bound parameter.
 ///
 /// Each operation is one statement or one transaction, so a node killed at any moment leaves
@@ -34,6 +35,10 @@ public struct ServerStore: Sendable {
     package let nonces: Nonces
     /// Published resources and their chunks.
     package let resources: Resources
+    /// Devices enrolled by attestation.
+    package let devices: Devices
+    /// The one-time challenges devices enrol with.
+    package let deviceChallenges: DeviceChallenges
 
     /// A store over `database`. `appSecretKey` (256 bits, from the server's vault:
     /// ``ServerDataFolder/Identity/appSecretKey``) seals the HMAC secrets of apps; every node
@@ -55,6 +60,8 @@ public struct ServerStore: Sendable {
         limits = Limits(database: database, clock: clock)
         nonces = Nonces(database: database, clock: clock)
         resources = Resources(database: database)
+        devices = Devices(database: database, clock: clock)
+        deviceChallenges = DeviceChallenges(database: database, clock: clock)
     }
 
     /// Brings the schema up to date (see ``ServerMigrations``) and, given an app-secret key,
@@ -69,18 +76,19 @@ public struct ServerStore: Sendable {
         return applied
     }
 
-    /// Removes expired sessions and nonces, and rate-limit counters whose window of
-    /// `rateLimitWindow` seconds has passed; returns how many rows went. Spans three concerns
-    /// (sessions, nonces, limits) on one connection, so it lives here.
+    /// Removes expired sessions, nonces and device challenges, and rate-limit counters whose
+    /// window of `rateLimitWindow` seconds has passed; returns how many rows went. Spans four
+    /// concerns on one connection, so it lives here.
     @discardableResult
     package func purgeExpired(rateLimitWindow: Int64) async throws -> Int {
         let now = self.now
         return try await database.withConnection { sql in
             let sessions = try await sql.raw("DELETE FROM sessions WHERE expires_at <= \(bind: now) RETURNING token_hash").all().count
             let nonces = try await sql.raw("DELETE FROM nonces WHERE expires_at <= \(bind: now) RETURNING nonce").all().count
+            let challenges = try await sql.raw("DELETE FROM device_challenges WHERE expires_at <= \(bind: now) RETURNING challenge").all().count
             let limits = try await sql.raw("DELETE FROM rate_limits WHERE window_start <= \(bind: now - rateLimitWindow) RETURNING bucket")
                 .all().count
-            return sessions + nonces + limits
+            return sessions + nonces + challenges + limits
         }
     }
 
@@ -110,11 +118,17 @@ public struct Principal: Sendable, Equatable {
     /// When it was enrolled and revoked, Unix seconds.
     public var createdAt: Int64
     public var revokedAt: Int64?
+    /// An app's platform identities and attestation policy, when it has any.
+    public var attestation: AdminAPI.AttestationSettings?
+    /// The enrolled device whose key this is: a device acts as its app (``name`` and ``role``
+    /// are the app's; ``keyID``, ``publicKeyDER`` and ``createdAt`` the device's, and
+    /// ``revokedAt`` the device's or else the app's). Nil for an app's or admin's own key.
+    public var device: DeviceRecord?
 
     /// A principal; `publicKeyDER` is nil for an HMAC app.
     public init(
         keyID: String, role: Role, name: String, algorithm: SignatureAlgorithm, publicKeyDER: [UInt8]? = nil,
-        createdAt: Int64, revokedAt: Int64? = nil
+        createdAt: Int64, revokedAt: Int64? = nil, attestation: AdminAPI.AttestationSettings? = nil, device: DeviceRecord? = nil
     ) {
         self.keyID = keyID
         self.role = role
@@ -123,7 +137,12 @@ public struct Principal: Sendable, Equatable {
         self.publicKeyDER = publicKeyDER
         self.createdAt = createdAt
         self.revokedAt = revokedAt
+        self.attestation = attestation
+        self.device = device
     }
+
+    /// Whether the app takes its user routes only from enrolled devices.
+    public var requiresAttestation: Bool { attestation?.required == true }
 
     /// Whether requests signed with it are refused.
     public var isRevoked: Bool { revokedAt != nil }
@@ -152,12 +171,13 @@ public struct UserRecord: Sendable, Equatable {
 
 /// A signed-in session, found by the hash of its bearer token.
 public struct SessionRecord: Sendable, Equatable {
-    public init(tokenHash: String, userID: String, app: String, createdAt: Int64, expiresAt: Int64) {
+    public init(tokenHash: String, userID: String, app: String, createdAt: Int64, expiresAt: Int64, device: String? = nil) {
         self.tokenHash = tokenHash
         self.userID = userID
         self.app = app
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.device = device
     }
 
     /// SHA-256 of the token, hex.
@@ -167,6 +187,9 @@ public struct SessionRecord: Sendable, Equatable {
     public var app: String
     public var createdAt: Int64
     public var expiresAt: Int64
+    /// The key id of the enrolled device that signed the sign-in, nil for the app key: the
+    /// session is honoured only in requests signed by the same.
+    public var device: String?
 }
 
 extension SQLRow {

@@ -74,7 +74,10 @@ enum ResponseContract {
         case .register, .me: try decode(UserAPI.Profile.self)
         case .signIn: try decode(UserAPI.Session.self)
         case .signOutEverywhere, .revokeUserSessions: try decode(UserAPI.Revoked.self)
-        case .enrolApp, .enrolAdmin: try decode(AdminAPI.Enrolled.self)
+        case .enrolApp, .enrolAdmin, .setAppAttestation: try decode(AdminAPI.Enrolled.self)
+        case .createDeviceChallenge: try decode(DeviceAPI.Challenge.self)
+        case .enrolDevice: try decode(DeviceAPI.Device.self)
+        case .listDevices: try decode(DeviceAPI.DeviceList.self)
         case .listApps, .listAdmins: try decode(AdminAPI.EnrolledList.self)
         case .listUsers: try decode(AdminAPI.UserList.self)
         case .publishResource: try decode(ResourceRecord.self)
@@ -85,7 +88,7 @@ enum ResponseContract {
             guard head.headerFields[.contentType] == ResourceAPI.bundleType, head.headerFields[.eTag] != nil else {
                 throw ContractError("a resource answer without its media type or ETag")
             }
-        case .signOut, .revokeApp, .revokeAdmin, .disableUser:
+        case .signOut, .revokeApp, .revokeAdmin, .disableUser, .revokeDevice:
             throw ContractError("a \(status) where only 204 is documented")
         }
     }
