@@ -50,6 +50,33 @@ public struct AdminClient: Sendable {
         _ = try await exchange(.delete, Self.collection(role) + "/" + Self.escape(name), json: Optional<String>.none)
     }
 
+    /// Replaces the app's platform identities and attestation policy; returns the app.
+    public func setAttestation(app: String, _ settings: AdminAPI.AttestationSettings) async throws -> AdminAPI.Enrolled {
+        try await send(.put, "/v1/admin/apps/\(Self.escape(app))/attestation", json: settings, as: AdminAPI.Enrolled.self)
+    }
+
+    /// Every enrolled device, of `app` or of every app, oldest first, revoked ones included
+    /// (the pages followed to the end).
+    public func devices(app: String? = nil) async throws -> [DeviceAPI.Device] {
+        var items: [DeviceAPI.Device] = []
+        var after: String?
+        repeat {
+            var query = [app.map { "app=" + Self.escape($0) }, after.map { "after=" + Self.escape($0) }].compactMap { $0 }.joined(separator: "&")
+            if !query.isEmpty { query = "?" + query }
+            let page = try await send(.get, APIOperation.listDevices.path + query, as: DeviceAPI.DeviceList.self)
+            items += page.items
+            // A page that names itself as the next would loop for ever.
+            if let next = page.next, next == after { throw ClientError.malformedResponse(detail: "the device list's next page is the same page") }
+            after = page.next
+        } while after != nil
+        return items
+    }
+
+    /// Revokes a device (by its id): its requests are refused and its sessions end.
+    public func revokeDevice(id: String) async throws {
+        _ = try await exchange(.delete, "/v1/admin/devices/" + Self.escape(id), json: Optional<String>.none)
+    }
+
     /// Every user.
     public func users() async throws -> [UserAPI.Profile] {
         try await send(.get, APIOperation.listUsers.path, as: AdminAPI.UserList.self).users

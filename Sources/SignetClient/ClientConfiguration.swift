@@ -26,6 +26,10 @@ public struct ClientConfiguration: Sendable {
     public var maximumResourceDownloadTime: Duration = .seconds(600)
     /// The time a resource's expiry is judged against.
     public var clock: WallClock = .system
+    /// This install's hardware key, proven by attestation: once enrolled
+    /// (``SignetClient/enrolDevice()``), it signs every request instead of ``appSigner``. One
+    /// ``SignetClient`` per device identity.
+    public var device: (any DeviceIdentity)?
 
     /// A configuration; `server` must be an https URL with no path. `trustRoot` and
     /// `resourceState` are needed for ``SignetClient/fetchResource(_:into:)``.

@@ -15,6 +15,15 @@ public enum ClientError: Error, Sendable, Equatable {
     /// The key that signed the request — the app's, or an ``AdminClient``'s admin key — has
     /// been revoked (403, `server.revoked`).
     case revokedApp(detail: String)
+    /// The device key that signed the request has been revoked (403, `server.revoked`); the
+    /// client forgot its key id: enrol again (``SignetClient/enrolDevice()``).
+    case revokedDevice(detail: String)
+    /// The app takes its user routes only from enrolled devices, and this request was signed by
+    /// the app key (403, `server.attestationRequired`): enrol the device first.
+    case attestationRequired(detail: String)
+    /// The server refused the device's attestation (403, `server.attestationRefused`, or an
+    /// expired challenge, `server.challengeExpired`); `detail` names the check.
+    case attestationRefused(detail: String)
     /// No user is signed in on this client; `request` needs a session.
     case notSignedIn(request: String)
     /// The server no longer knows the session (signed out elsewhere, revoked, expired).
@@ -56,6 +65,9 @@ extension ClientError: SignetError {
         case .unreachable(let detail): return "the server cannot be reached: \(detail)"
         case .signatureRefused(let detail): return "the server refused the app's signature: \(detail)"
         case .revokedApp(let detail): return "the signing key is revoked: \(detail)"
+        case .revokedDevice(let detail): return "the device key is revoked: \(detail)"
+        case .attestationRequired(let detail): return "the app requires an enrolled device: \(detail)"
+        case .attestationRefused(let detail): return "the device's attestation was refused: \(detail)"
         case .notSignedIn(let request): return "no user is signed in (\(request) needs a session)"
         case .sessionEnded(let detail): return "the session has ended: \(detail)"
         case .wrongCredentials(let detail): return "sign-in refused: \(detail)"

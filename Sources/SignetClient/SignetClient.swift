@@ -33,6 +33,10 @@ public actor SignetClient {
     private var observers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
     /// The resources being fetched now (one fetch per name at a time).
     var fetching: Set<String> = []
+    /// Device-signed exchanges go one at a time, so that App Attest counters reach the server
+    /// in the order they were made: whether one is under way, and those waiting, in order.
+    private var deviceBusy = false
+    private var deviceWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A client of `configuration.server` over `transport`, keeping sessions in `sessions`.
     public init(configuration: ClientConfiguration, transport: any ClientTransport, sessions: any SessionStore) throws {
@@ -182,8 +186,13 @@ public actor SignetClient {
         try await sessions.delete(server: serverID)
     }
 
+    /// Which key signs a request: the device's once enrolled (else the app's), or the app's.
+    enum RequestSigner {
+        case device, app
+    }
+
     func send(
-        _ method: HTTPRequest.Method, _ path: String, json: (some Encodable)?, bearer: String? = nil
+        _ method: HTTPRequest.Method, _ path: String, json: (some Encodable)?, bearer: String? = nil, signer: RequestSigner = .device
     ) async throws -> (HTTPResponse, [UInt8]) {
         var request = HTTPRequest(method: method, scheme: scheme, authority: authority, path: path)
         var body: [UInt8]?
@@ -197,17 +206,57 @@ public actor SignetClient {
         }
         request.headerFields[.accept] = "application/json"
         if let bearer { request.headerFields[.authorization] = "Bearer \(bearer)" }
-        try await sign(&request, body: body)
+        let deviceKey = signer == .device ? try await enrolledDevice() : nil
+        if deviceKey != nil { await acquireDevice() }
+        defer { if deviceKey != nil { releaseDevice() } }
+        try await sign(&request, body: body, device: deviceKey)
         let (head, responseBody) = try await transport.send(request, body: body)
         if let serverKey = configuration.serverKey {
             try await Self.verifyResponse(head, bodyDigests: ContentDigest.digests(of: responseBody), answering: request, key: serverKey)
         }
+        if let deviceKey, let problem = Self.problem(responseBody, head), problem.problemCode == .revoked {
+            // The device's key is worth nothing now: forget it, so that the app enrols again.
+            try? await configuration.device?.setEnrolledKeyID(nil)
+            throw ClientError.revokedDevice(detail: "\(deviceKey.keyID): \(problem.detail)")
+        }
         return (head, responseBody)
     }
 
-    /// Signs `request` with the app's key, covering `components` (else the defaults: method,
-    /// target URI, body digest), and asks for a response signature when responses are checked.
-    func sign(_ request: inout HTTPRequest, body: [UInt8]?, components: [SignatureComponent]? = nil) async throws {
+    /// The enrolled device and its key id, nil without a device or before its enrolment.
+    func enrolledDevice() async throws -> (identity: any DeviceIdentity, keyID: String)? {
+        guard let device = configuration.device else { return nil }
+        let keyID: String?
+        do {
+            keyID = try await device.enrolledKeyID()
+        } catch {
+            throw ClientError.storage(detail: "the device's key id cannot be read: \(error)")
+        }
+        return keyID.map { (device, $0) }
+    }
+
+    private func acquireDevice() async {
+        guard deviceBusy else {
+            deviceBusy = true
+            return
+        }
+        await withCheckedContinuation { deviceWaiters.append($0) }
+    }
+
+    private func releaseDevice() {
+        if deviceWaiters.isEmpty {
+            deviceBusy = false
+        } else {
+            deviceWaiters.removeFirst().resume()
+        }
+    }
+
+    /// Signs `request` with the app's key, or `device`'s when given, covering `components` (else
+    /// the defaults: method, target URI, body digest), and asks for a response signature when
+    /// responses are checked.
+    func sign(
+        _ request: inout HTTPRequest, body: [UInt8]?, components: [SignatureComponent]? = nil,
+        device: (identity: any DeviceIdentity, keyID: String)? = nil
+    ) async throws {
         if configuration.serverKey != nil {
             request.headerFields[.acceptSignature] = Self.acceptSignature
         }
@@ -219,11 +268,12 @@ public actor SignetClient {
             components = chosen + [authorization]
         }
         do {
-            var signer = HTTPMessageSigner(key: .signer(configuration.appSigner))
+            var signer = device.map { HTTPMessageSigner(key: .custom(DeviceSigningKey(device: $0.identity)), keyID: $0.keyID) }
+                ?? HTTPMessageSigner(key: .signer(configuration.appSigner))
             signer.components = components
             try await signer.sign(&request, body: body)
         } catch {
-            throw ClientError.invalidConfiguration(detail: "the app's key cannot sign: \(error)")
+            throw ClientError.invalidConfiguration(detail: "the \(device == nil ? "app's" : "device's") key cannot sign: \(error)")
         }
     }
 
@@ -273,6 +323,8 @@ public actor SignetClient {
         switch problem?.problemCode {
         case .unauthorized?, .wrongAuthority?: return .signatureRefused(detail: detail)
         case .revoked?: return .revokedApp(detail: detail)
+        case .attestationRequired?: return .attestationRequired(detail: detail)
+        case .attestationRefused?, .challengeExpired?: return .attestationRefused(detail: detail)
         case .sessionEnded?: return .sessionEnded(detail: detail)
         case .invalidCredentials?: return .wrongCredentials(detail: detail)
         // Retry-After is covered by the answer's signature when responses are checked; a value

@@ -96,9 +96,10 @@ public struct SyntheticAppAttest: Sendable {
     /// A sample with every property at its default (a valid production attestation).
     public init() {}
 
-    public func make() throws -> Made {
-        let ca = try AttestationTestCA.make(intermediateIsCA: intermediateIsCA)
-        let key = P256.Signing.PrivateKey()
+    /// An attestation of `key` (a new one by default) under `ca` (a new CA by default; one CA
+    /// serves many test devices).
+    public func make(ca: AttestationTestCA? = nil, key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()) throws -> Made {
+        let ca = try ca ?? AttestationTestCA.make(intermediateIsCA: intermediateIsCA)
         let keyID = Array(SHA256.hash(data: Array(key.publicKey.x963Representation)))
         let id = credentialID ?? keyID
         var authData = Array(SHA256.hash(data: Array(appID.utf8))) + [0x40]

@@ -1,4 +1,6 @@
+import SignetAttestation
 import SwiftASN1
+import X509
 
 /// Synthetic Android key descriptions (extension 1.3.6.1.4.1.11129.2.1.17), for chains over
 /// the test CA (``AttestationTestCA/leaf(key:extensions:days:subject:)``).
@@ -44,4 +46,26 @@ public enum SyntheticKeyDescription {
         }
         return serializer.serializedBytes
     }
+}
+
+/// Synthetic Android key attestation chains: leaf (carrying a key description) →
+/// intermediate → root of a test CA, for a given key; what a test device's
+/// `KeyStore.getCertificateChain` returns.
+public enum SyntheticAndroidChain {
+    /// The chain of `key`'s certificate under `ca`, its key description made by
+    /// ``SyntheticKeyDescription/make(level:challenge:locked:)`` (package `com.example.app`,
+    /// signer 32 × 0x11).
+    public static func make(
+        ca: AttestationTestCA, key: Certificate.PublicKey, challenge: [UInt8], level: Int = 1, locked: Bool = true
+    ) throws -> [Certificate] {
+        let description = try SyntheticKeyDescription.make(level: level, challenge: challenge, locked: locked)
+        let leaf = try ca.leaf(
+            key: key, extensions: [Certificate.Extension(oid: AndroidAttestationVerifier.keyDescriptionOID, critical: false, value: description[...])])
+        return [leaf, ca.intermediate, ca.root]
+    }
+
+    /// The signer digest of the synthetic key descriptions, hex.
+    public static let signerDigest = String(repeating: "11", count: 32)
+    /// Their package name.
+    public static let packageName = "com.example.app"
 }
