@@ -105,6 +105,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .createDeviceChallenge: codes.insert(.rateLimited)
         case .enrolDevice: codes.formUnion([.unsupportedMediaType, .unprocessable, .conflict, .attestationRefused, .challengeExpired])
         case .revokeDevice: codes.insert(.notFound)
+        case .listDevices: codes.insert(.unprocessable)
         case .setAppAttestation: codes.formUnion([.notFound, .unprocessable, .unsupportedMediaType])
         case .enrolApp, .enrolAdmin: codes.formUnion([.unsupportedMediaType, .unprocessable, .conflict])
         case .revokeApp: codes.insert(.notFound)
@@ -112,7 +113,7 @@ public enum APIOperation: String, CaseIterable, Sendable {
         case .disableUser, .revokeUserSessions: codes.formUnion([.notFound, .unprocessable])
         case .publishResource, .rotateTrust: codes.formUnion([.unprocessable, .conflict])
         case .getResource, .getResourceVersion: codes.formUnion([.notFound, .rangeNotSatisfiable])
-        case .health, .listApps, .listAdmins, .listUsers, .listResources, .trustChain, .listDevices: break
+        case .health, .listApps, .listAdmins, .listUsers, .listResources, .trustChain: break
         }
         return codes
     }
