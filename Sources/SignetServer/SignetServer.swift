@@ -96,6 +96,10 @@ public struct SignetServer: Sendable {
         // attempt would open a new rate-limit window.
         if configuration.sessionLifetime < .seconds(1) { throw ServerError.configuration(detail: "a session must last at least one second") }
         if configuration.rateLimitWindow < .seconds(1) { throw ServerError.configuration(detail: "the rate-limit window must be at least one second") }
+        if configuration.deviceChallengeLifetime < .seconds(1) { throw ServerError.configuration(detail: "a device challenge must live at least one second") }
+        if configuration.attestation.replacesRoots {
+            logger.warning("device attestations are verified against roots other than Apple's and Google's: attestations made with those roots are accepted as genuine devices; use this only for tests")
+        }
         if configuration.publicAuthority == nil, routes.authorityCheck == nil {
             logger.warning("the server knows no name of its own (bound to every address, no certificate): requests signed for another server's authority cannot be told apart; give it its public URL")
         }

@@ -72,6 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Limits") var limitOptions: ServerLimitOptions
 
+    @OptionGroup(title: "Device attestation") var attestationOptions: AttestationTrustOptions
+
     @OptionGroup var keyAccess: KeyAccessOptions
 
     func validate() throws {
@@ -96,6 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.trustedProxies = try limitOptions.proxies()
         guard limitOptions.signInsPerAccount >= 1 else { throw ValidationError("--sign-ins-per-account must be at least 1") }
         configuration.signInsPerAccount = limitOptions.signInsPerAccount
+        try attestationOptions.apply(to: &configuration)
         let openFiles = ServerLimitOptions.raiseOpenFileLimit()
         if openFiles > 0, openFiles < UInt64(configuration.limits.maximumConnections) + 64 {
             logger.warning("the open-file limit is below --max-connections: connections past it fail to be accepted", metadata: [

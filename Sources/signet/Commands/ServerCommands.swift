@@ -19,7 +19,7 @@ struct ServerCommand: AsyncParsableCommand {
         """,
         subcommands: [
             ServerInit.self, ServerAppCommand.self, ServerAdminCommand.self, ServerUserCommand.self, ServerSessionCommand.self,
-            ServerResourceCommand.self, ServerTrustCommand.self, ProfileCommand.self,
+            ServerDeviceCommand.self, ServerResourceCommand.self, ServerTrustCommand.self, ProfileCommand.self,
         ])
 }
 
@@ -65,7 +65,8 @@ struct ServerInit: AsyncParsableCommand {
 
 struct ServerAppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "app", abstract: "Enrol, list and revoke apps.", subcommands: [Add.self, List.self, Revoke.self])
+        commandName: "app", abstract: "Enrol, list and revoke apps, and set their attestation policy.",
+        subcommands: [Add.self, List.self, Revoke.self, Attestation.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -74,6 +75,7 @@ struct ServerAppCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The app's public key (any format Signet reads).", valueName: "PUB")) var key: String?
         @Flag(help: "Enrol an app of the tutorial's HMAC scheme: the server makes the secret.") var hmac = false
         @Option(help: ArgumentHelp("The RFC 9421 algorithm (else the key's default).", valueName: "ALG")) var algorithm: String?
+        @OptionGroup(title: "Device attestation") var attestation: AppAttestationOptions
         @Flag(help: "Print the enrolment as JSON.") var json = false
         @OptionGroup var connection: AdminConnectionOptions
 
@@ -83,7 +85,8 @@ struct ServerAppCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = try await connection.client()
-            var enrolment = AdminAPI.Enrolment(name: name, algorithm: algorithm, hmac: hmac ? true : nil)
+            var enrolment = AdminAPI.Enrolment(
+                name: name, algorithm: algorithm, hmac: hmac ? true : nil, attestation: attestation.isEmpty ? nil : try attestation.settings())
             if let key {
                 let publicKey = try await connection.keyAccess.resolver.publicKey(key)
                 enrolment.publicKey = PEM.encode(label: "PUBLIC KEY", der: publicKey.spkiDER)
@@ -203,7 +206,14 @@ enum ServerOutput {
     }
 
     static func line(_ enrolled: AdminAPI.Enrolled) -> String {
-        "\(PrintableText.terminalSafe(enrolled.name))\t\(enrolled.algorithm)\t\(PrintableText.terminalSafe(enrolled.keyId))\(enrolled.revokedAt != nil ? "\trevoked" : "")\n"
+        let safe = PrintableText.terminalSafe
+        var fields = [safe(enrolled.name), enrolled.algorithm, safe(enrolled.keyId)]
+        if let settings = enrolled.attestation {
+            let identities = [settings.appleAppId, settings.androidPackage].compactMap { $0 }.map { safe($0) }.joined(separator: ",")
+            fields.append("attestation \(settings.required == true ? "required" : "optional") (\(identities))")
+        }
+        if enrolled.revokedAt != nil { fields.append("revoked") }
+        return fields.joined(separator: "\t") + "\n"
     }
 
     static func print(_ records: [ResourceRecord], json: Bool) throws {
