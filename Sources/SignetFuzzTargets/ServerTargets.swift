@@ -38,6 +38,23 @@ enum ServerTargets {
             if let key = enrolment.publicKey {
                 do { _ = try AdminAPI.publicKey(key) } catch { refusedWith4xx(error) }
             }
+            if let settings = enrolment.attestation { attestationSettings(settings) }
         } catch { refusedWith4xx(error) }
+        do {
+            attestationSettings(try ServerRequestBody.decode(AdminAPI.AttestationSettings.self, bytes: data))
+        } catch { refusedWith4xx(error) }
+        do {
+            // A device enrolment's fields, checked and decoded before any attestation work.
+            let enrolment = try ServerRequestBody.decode(DeviceAPI.Enrolment.self, bytes: data)
+            let settings = AdminAPI.AttestationSettings(
+                appleAppId: "ABCDE12345.com.example.app", androidPackage: "com.example.app", androidSigners: [String(repeating: "11", count: 32)])
+            do { _ = try DeviceEnroller.evidence(enrolment, settings: settings, app: "fuzz") } catch { refusedWith4xx(error) }
+        } catch { refusedWith4xx(error) }
+    }
+
+    /// The settings' rules. Invariant: what they accept normalises to itself.
+    static func attestationSettings(_ settings: AdminAPI.AttestationSettings) {
+        guard let normalized = try? settings.normalized() else { return }
+        Fuzz.require((try? normalized.normalized()) == normalized, "server-body", "normalising attestation settings twice changes them")
     }
 }

@@ -8,12 +8,12 @@ import X509
 /// Enrols a device: checks the enrolment's fields, consumes its challenge, verifies its
 /// attestation against the app's platform identities and the configured roots, and records
 /// the attested key.
-struct DeviceEnroller: Sendable {
+package struct DeviceEnroller: Sendable {
     let store: ServerStore
     let trust: DeviceAttestationTrust
 
     /// What an enrolment carries, its fields decoded and bounded.
-    enum Evidence {
+    package enum Evidence {
         case apple(keyID: [UInt8], object: [UInt8])
         case android(chain: [Certificate])
     }
@@ -92,7 +92,7 @@ struct DeviceEnroller: Sendable {
 
     /// The enrolment's evidence for its platform, every field decoded and bounded; 422 naming
     /// the field otherwise (a platform the app has no identity for included).
-    static func evidence(_ enrolment: DeviceAPI.Enrolment, settings: AdminAPI.AttestationSettings?, app: String) throws -> Evidence {
+    package static func evidence(_ enrolment: DeviceAPI.Enrolment, settings: AdminAPI.AttestationSettings?, app: String) throws -> Evidence {
         switch enrolment.platform {
         case .apple:
             guard settings?.appleAppId != nil else {

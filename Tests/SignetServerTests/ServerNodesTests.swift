@@ -34,12 +34,14 @@ import Testing
 
     /// A fresh database on the shared PostgreSQL, an admin, and two nodes on it sharing a data
     /// folder (one TLS identity and response key) and the public URL.
-    static func twoNodes() async throws -> (PostgreSQLServer, String, ServerKeys, ServeProcess, ServeProcess) {
+    static func twoNodes(
+        extra more: (TemporaryFolder) throws -> [String] = { _ in [] }
+    ) async throws -> (PostgreSQLServer, String, ServerKeys, ServeProcess, ServeProcess) {
         let postgres = try await PostgreSQLServer.shared()
         let database = try postgres.makeDatabase()
         let folder = try TemporaryFolder(prefix: "signet-nodes")
         let keys = try ServerKeys.initialise(in: folder, database: database)
-        let extra = ["--public-url", "https://\(publicAuthority)"]
+        let extra = ["--public-url", "https://\(publicAuthority)"] + (try more(folder))
         let nodeA = try await ServeProcess.start(in: folder, database: database, extra: extra, name: "a")
         let nodeB = try await ServeProcess.start(in: folder, database: database, extra: extra, name: "b")
         return (postgres, database, keys, nodeA, nodeB)

@@ -1,4 +1,4 @@
 /// The version `signet --version` prints.
 enum SignetVersion {
-    static let string = "0.6.0"
+    static let string = "0.7.0"
 }
