@@ -46,6 +46,7 @@ let package = Package(
                 .product(name: "SignetTLS", package: "Signet"),
                 .product(name: "SignetPKCS11", package: "Signet"),
                 .product(name: "SignetServer", package: "Signet"),
+                .product(name: "SignetAPI", package: "Signet"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -22,6 +22,9 @@ public final class PrincipalDirectory: HTTPSignatureKeyStore {
     /// What App Attest devices' assertions are verified against.
     let trust: DeviceAttestationTrust
     private let entries = Mutex([String: Entry]())
+    /// The look-ups running now, by key id: requests arriving together for one key (a thousand
+    /// downloads signed by one app) share one read of the database.
+    private let lookups = Mutex([String: Task<Entry, any Error>]())
     private static let capacity = 10_000
 
     /// A directory over `store`, remembering answers for `maximumAge` (one second by default);
@@ -54,8 +57,22 @@ public final class PrincipalDirectory: HTTPSignatureKeyStore {
     }
 
     private func entry(for keyID: String) async throws -> Entry {
+        if let cached = entries.withLock({ $0[keyID] }), ContinuousClock.now - cached.fetched < maximumAge { return cached }
+        let lookup = lookups.withLock { lookups in
+            if let running = lookups[keyID] { return running }
+            let started = Task { [self] in
+                defer { _ = self.lookups.withLock { $0.removeValue(forKey: keyID) } }
+                return try await lookUp(keyID)
+            }
+            lookups[keyID] = started
+            return started
+        }
+        return try await lookup.value
+    }
+
+    /// Reads `keyID`'s principal (or device) from the database and remembers the answer.
+    private func lookUp(_ keyID: String) async throws -> Entry {
         let now = ContinuousClock.now
-        if let cached = entries.withLock({ $0[keyID] }), now - cached.fetched < maximumAge { return cached }
         var principal: Principal?
         var key: HTTPVerificationKey?
         if let (found, secret) = try await store.principals.find(keyID: keyID) {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import SignetAPI
 import SignetCore
 import SignetHTTP
 import SignetServer
@@ -18,9 +19,13 @@ import SignetServer
 /// - `me`: `GET /v1/me` signed by an enrolled Ed25519 app (`@method`, `@target-uri`,
 ///   `authorization`, its own nonce and `created`) with a session's bearer token — the route an
 ///   app calls most;
-/// - `verify`: the bare Ed25519 check of a distinct 250-byte message (a signature base's size).
+/// - `verify`: the bare Ed25519 check of a distinct 250-byte message (a signature base's size);
+/// - `device-me`: `GET /v1/me` as `me`, but signed by an App Attest device of the app
+///   (`alg="apple-app-attest"`: an assertion whose counter grows, kept by a database write),
+///   with a session that device started.
 ///
-/// *overhead = me − health − verify* is what authenticating a request costs beyond its signature.
+/// *overhead = me − health − verify* is what authenticating a request costs beyond its
+/// signature; *device-me − me* what a device's assertion costs beyond an app's Ed25519 signature.
 func requestCost(kind: String, count: Int, prepared: Int) async throws {
     guard count <= prepared else { throw BenchError("request-cost: COUNT (\(count)) must not exceed PREPARED (\(prepared))") }
     let appKey = try PrivateKey.generate(.ed25519)
@@ -29,7 +34,7 @@ func requestCost(kind: String, count: Int, prepared: Int) async throws {
         for _ in 0..<count { try pool.checkNext() }
         return
     }
-    guard kind == "health" || kind == "me" else { throw BenchError("request-cost: unknown KIND \(kind) (health, me, verify)") }
+    guard ["health", "me", "device-me"].contains(kind) else { throw BenchError("request-cost: unknown KIND \(kind) (health, me, verify, device-me)") }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-request-cost-\(getpid())").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -41,12 +46,22 @@ func requestCost(kind: String, count: Int, prepared: Int) async throws {
     try await store.principals.add(Principal(
         keyID: app.publicKey.fingerprint.description, role: .app, name: "bench-app", algorithm: .ed25519,
         publicKeyDER: app.publicKey.spkiDER, createdAt: 0))
+    let device = try SoftwareSigner(key: try PrivateKey.generate(.p256))
+    let appID = "ABCDE12345.bench.example"
+    if kind == "device-me" {
+        try await store.principals.setAttestation(app: "bench-app", AdminAPI.AttestationSettings(appleAppId: appID).normalized())
+        try await store.devices.add(DeviceRecord(
+            id: "bench-device", keyID: device.publicKey.fingerprint.description, app: "bench-app", platform: .apple,
+            publicKeyDER: device.publicKey.spkiDER, facts: DeviceAPI.Facts(environment: "production", appId: appID), createdAt: 0))
+    }
     var configuration = ServerConfiguration()
     configuration.publicScheme = "https"
     configuration.publicAuthority = "bench.example"
     configuration.passwordHasher = PasswordHasher(algorithm: .scrypt(logN: 10, r: 8, p: 1))
     let server = try SignetServer(configuration: configuration, store: store, responseSigner: nil, tls: nil)
-    let signer = HTTPMessageSigner(key: .signer(app))
+    let signer = kind == "device-me"
+        ? HTTPMessageSigner(key: .custom(BenchAssertions(device: device, appID: appID)), keyID: device.publicKey.fingerprint.description)
+        : HTTPMessageSigner(key: .signer(app))
     let application = try server.application(logger: logger)
     try await application.test(.router) { client in
         func signed(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: String? = nil) async throws -> HTTPRequest {
@@ -74,9 +89,41 @@ func requestCost(kind: String, count: Int, prepared: Int) async throws {
         var requests: [HTTPRequest] = []
         requests.reserveCapacity(prepared)
         for _ in 0..<prepared {
-            requests.append(kind == "me" ? try await signed(.get, "/v1/me", token: token) : HTTPRequest(method: .get, scheme: "https", authority: "bench.example", path: "/v1/health"))
+            requests.append(kind == "health" ? HTTPRequest(method: .get, scheme: "https", authority: "bench.example", path: "/v1/health") : try await signed(.get, "/v1/me", token: token))
         }
         for request in requests.prefix(count) { _ = try await send(request) }
     }
     await store.database.shutdown()
+}
+
+/// App Attest assertions by a P-256 key, as a device's `generateAssertion` makes them:
+/// `{signature, authenticatorData}` over SHA-256(authenticatorData ‖ SHA-256(signature base)),
+/// the counter one more each time.
+final class BenchAssertions: HTTPSignatureProducing, @unchecked Sendable {
+    let device: SoftwareSigner
+    let appIDHash: [UInt8]
+    private var counter: UInt32 = 0
+    private let lock = NSLock()
+
+    init(device: SoftwareSigner, appID: String) {
+        self.device = device
+        appIDHash = DigestAlgorithm.sha256.hash(Array(appID.utf8)).bytes
+    }
+
+    var algorithmName: String { DeviceAPI.appAttestAlgorithm }
+    var algorithm: SignatureAlgorithm { .ecdsaP256SHA256 }
+
+    func sign(base: [UInt8]) async throws -> [UInt8] {
+        let next = lock.withLock { () -> UInt32 in
+            counter += 1
+            return counter
+        }
+        let authenticatorData = appIDHash + [0x40] + withUnsafeBytes(of: next.bigEndian, Array.init)
+        let nonce = DigestAlgorithm.sha256.hash(authenticatorData + DigestAlgorithm.sha256.hash(base).bytes).bytes
+        let signature = try await device.sign(message: nonce)
+        return CBORValue.map([
+            CBORMapEntry(.text("signature"), .bytes(signature)),
+            CBORMapEntry(.text("authenticatorData"), .bytes(authenticatorData)),
+        ]).encoded
+    }
 }

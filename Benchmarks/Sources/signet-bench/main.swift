@@ -8,7 +8,7 @@
 //   signet-bench http-server DIR COUNT   # Hummingbird server for wrk, with COUNT pre-signed requests per key type
 //   signet-bench verify-loop COUNT [KIND]  # COUNT verifications of 4,096 distinct signed requests (hmac, ed25519, p256), for perf
 //   signet-bench route-loop COUNT          # the /plain and hmac /signed routes answered in process, COUNT requests each
-//   signet-bench request-cost KIND COUNT PREPARED  # the real server's router answering COUNT of KIND (health, me, verify), for callgrind
+//   signet-bench request-cost KIND COUNT PREPARED  # the real server's router answering COUNT of KIND (health, me, verify, device-me), for callgrind
 //   signet-bench tls SECONDS             # TLS handshakes/s on loopback: no pins, pins, BoringSSL's own check
 //   signet-bench chain-verify DIR COUNT  # chain validations/s (writes the chain to DIR for openssl verify)
 //   signet-bench pkcs11 MODULE URI PINFILE SECONDS  # token signatures/s: PKCS11Signer vs a raw C_Sign loop
@@ -30,7 +30,7 @@ if ProcessInfo.processInfo.environment["SIGNET_BENCH_NIO_EXECUTOR"] == "1" {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: signet-bench run --signet PATH [--root DIR] | signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT [hmac|ed25519|p256] | signet-bench route-loop COUNT | signet-bench request-cost health|me|verify COUNT PREPARED | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS | signet-bench server-requests KIND KEY AUTHORITY COUNT OUT ARGS... (KIND ARGS: me TOKEN, signin EMAIL PASSWORD, register PREFIX, resource NAME ETAG)\n".utf8))
+    FileHandle.standardError.write(Data("usage: signet-bench run --signet PATH [--root DIR] | signet-bench SECONDS TYPE... | signet-bench vault DIR COUNT | signet-bench http-server DIR COUNT | signet-bench verify-loop COUNT [hmac|ed25519|p256] | signet-bench route-loop COUNT | signet-bench request-cost health|me|verify|device-me COUNT PREPARED | signet-bench tls SECONDS | signet-bench chain-verify DIR COUNT | signet-bench pkcs11 MODULE URI PINFILE SECONDS | signet-bench server-requests KIND KEY AUTHORITY COUNT OUT ARGS... (KIND ARGS: me TOKEN, signin EMAIL PASSWORD, register PREFIX, resource NAME ETAG)\n".utf8))
     exit(2)
 }
 
