@@ -53,13 +53,15 @@ extension AdminAPI.AttestationSettings {
         return result
     }
 
-    /// `TEAMID.BUNDLEID`: ten of A–Z 0–9, a dot, and a bundle id of A–Z a–z 0–9 . - (at most 155).
+    /// `TEAMID.BUNDLEID`: ten of A–Z 0–9, a dot, and a bundle id of A–Z a–z 0–9 . - (at most 155),
+    /// in labels that are not empty.
     static func isAppID(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count >= 12, bytes.count <= 166, bytes[10] == UInt8(ascii: ".") else { return false }
         let team = bytes[..<10], bundle = bytes[11...]
         return team.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
             && bundle.allSatisfy { AdminAPI.isNameByte($0) && $0 != UInt8(ascii: "_") }
+            && bundle.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
     }
 
     /// Segments of letters, digits and `_` starting with a letter, joined by dots; at most 255 bytes.

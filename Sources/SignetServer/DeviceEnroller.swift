@@ -80,7 +80,8 @@ package struct DeviceEnroller: Sendable {
             throw ServerError.unprocessable(field: "chain", detail: "the attested key must be an EC P-256 key (requests are signed with ecdsa-p256-sha256)")
         }
         let facts = DeviceAPI.Facts(
-            packageName: attested.application?.packages.first?.name, signerDigests: attested.application?.signatureDigests.map { Hex.encode($0) },
+            // The package the policy matched (a shared user id attests several).
+            packageName: settings.androidPackage, signerDigests: attested.application?.signatureDigests.map { Hex.encode($0) },
             securityLevel: attested.securityLevel == .strongBox ? "strongbox" : "tee",
             verifiedBootState: attested.rootOfTrust.map { Self.bootState($0.verifiedBootState) },
             deviceLocked: attested.rootOfTrust?.deviceLocked, osVersion: attested.osVersion.map(Int.init),

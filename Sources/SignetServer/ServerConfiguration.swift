@@ -82,9 +82,13 @@ public struct ServerConfiguration: Sendable {
     /// What devices' attestations are verified against (Apple's and Google's roots and
     /// Google's revocation list by default).
     public var attestation = DeviceAttestationTrust()
-    /// Device challenges issued per client address, and per app from everyone, in one window.
+    /// Device challenges issued per client address in one window.
     public var deviceChallengesPerAddress = 30
+    /// Device challenges of one app, from all addresses, in one window, after which each
+    /// address gets ``deviceChallengesPerAddressUnderAlarm`` for the rest of the window: a flood
+    /// from many addresses is slowed, and an install asking from a clean address still gets one.
     public var deviceChallengesPerApp = 10_000
+    public var deviceChallengesPerAddressUnderAlarm = 2
     /// How long a device challenge may wait for its enrolment (5 minutes; whole seconds).
     public var deviceChallengeLifetime: Duration = .seconds(300)
 

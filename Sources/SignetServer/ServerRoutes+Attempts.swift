@@ -80,35 +80,49 @@ extension ServerRoutes {
 
     /// Counts a registration from `address` and from everyone; 429 past either limit.
     func countRegistration(from address: String) async throws {
-        let window = configuration.rateLimitWindow.wholeSeconds
-        let addressBucket = "register:" + ClientAddress.budgetKey(address)
-        if let wait = try await store.limits.countAttempt(bucket: addressBucket, limit: configuration.registrationsPerAddress, window: window) {
-            try await store.limits.forgiveAttempt(bucket: addressBucket)
-            metrics.rateLimited("registrations-per-address")
-            throw ServerError.rateLimited(retryAfter: wait)
-        }
-        if let wait = try await store.limits.countAttempt(bucket: "register:*", limit: configuration.registrationsPerWindow, window: window) {
-            try await store.limits.forgiveAttempt(bucket: "register:*")
-            try await store.limits.forgiveAttempt(bucket: addressBucket)
-            metrics.rateLimited("registrations")
-            throw ServerError.rateLimited(retryAfter: wait)
-        }
+        try await countAttempt(
+            (bucket: "register:" + ClientAddress.budgetKey(address), limit: configuration.registrationsPerAddress, label: "registrations-per-address"),
+            then: (bucket: "register:*", limit: configuration.registrationsPerWindow, label: "registrations"))
     }
 
-    /// Counts a device challenge from `address` and for `app`; 429 past either limit.
+    /// Counts a device challenge from `address` for `app`; 429 past the address's budget. Once
+    /// the app's challenges in this window pass ``ServerConfiguration/deviceChallengesPerApp`` —
+    /// many addresses asking, as someone holding the app key could — each address gets only
+    /// ``ServerConfiguration/deviceChallengesPerAddressUnderAlarm``: the many are slowed, and an
+    /// install asking from a clean address is still answered (an app-wide refusal would let
+    /// anyone with the app key stop every enrolment; attack round).
     func countDeviceChallenge(from address: String, app: String) async throws {
         let window = configuration.rateLimitWindow.wholeSeconds
+        let appBucket = "device-challenge-app:" + app
+        let underAlarm = try await store.limits.attempts(bucket: appBucket, window: window) >= configuration.deviceChallengesPerApp
+        let perAddress = configuration.deviceChallengesPerAddress
+        let limit = underAlarm ? min(configuration.deviceChallengesPerAddressUnderAlarm, perAddress) : perAddress
         let addressBucket = "device-challenge:" + ClientAddress.budgetKey(address)
-        if let wait = try await store.limits.countAttempt(bucket: addressBucket, limit: configuration.deviceChallengesPerAddress, window: window) {
+        if let wait = try await store.limits.countAttempt(bucket: addressBucket, limit: limit, window: window) {
             try await store.limits.forgiveAttempt(bucket: addressBucket)
-            metrics.rateLimited("device-challenges-per-address")
+            metrics.rateLimited(underAlarm && limit < perAddress ? "device-challenges-under-alarm" : "device-challenges-per-address")
             throw ServerError.rateLimited(retryAfter: wait)
         }
-        let appBucket = "device-challenge-app:" + app
-        if let wait = try await store.limits.countAttempt(bucket: appBucket, limit: configuration.deviceChallengesPerApp, window: window) {
-            try await store.limits.forgiveAttempt(bucket: appBucket)
-            try await store.limits.forgiveAttempt(bucket: addressBucket)
-            metrics.rateLimited("device-challenges-per-app")
+        // Counted, never refused: the tally that raises the alarm.
+        _ = try await store.limits.countAttempt(bucket: appBucket, limit: .max, window: window)
+    }
+
+    typealias Budget = (bucket: String, limit: Int, label: String)
+
+    /// Counts an attempt against a narrow budget (one address's) and then a wide one (everyone's,
+    /// an app's), in this window; past either, the attempt is given back to both — a refused
+    /// attempt spends nothing — the metrics count the limit that answered, and 429.
+    func countAttempt(_ narrow: Budget, then wide: Budget) async throws {
+        let window = configuration.rateLimitWindow.wholeSeconds
+        if let wait = try await store.limits.countAttempt(bucket: narrow.bucket, limit: narrow.limit, window: window) {
+            try await store.limits.forgiveAttempt(bucket: narrow.bucket)
+            metrics.rateLimited(narrow.label)
+            throw ServerError.rateLimited(retryAfter: wait)
+        }
+        if let wait = try await store.limits.countAttempt(bucket: wide.bucket, limit: wide.limit, window: window) {
+            try await store.limits.forgiveAttempt(bucket: wide.bucket)
+            try await store.limits.forgiveAttempt(bucket: narrow.bucket)
+            metrics.rateLimited(wide.label)
             throw ServerError.rateLimited(retryAfter: wait)
         }
     }

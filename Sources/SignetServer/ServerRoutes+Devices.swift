@@ -10,6 +10,10 @@ extension ServerRoutes {
     func addDeviceRoutes(to group: RouterGroup<ServerRequestContext>) {
         group.post("devices/challenges") { request, context in
             let app = try context.principal(role: .app)
+            guard app.attestation != nil else {
+                throw ServerError.forbidden(
+                    detail: "the app \(app.name) has no Apple App ID or Android package, so it takes no devices (signet server app attestation)")
+            }
             try await countDeviceChallenge(from: context.clientAddress, app: app.name)
             let challenge = RandomBytes.make(DeviceAPI.challengeBytes)
             let expiresAt = store.now + configuration.deviceChallengeLifetime.wholeSeconds

@@ -115,6 +115,11 @@ struct ServerRoutes: Sendable {
                     ? "the device \(device.id) of the app \(principal.name) has been revoked (at \(revoked)); enrol it again"
                     : "the app \(principal.name) has been revoked")
             }
+            // Settings tightened after the enrolment apply to it: a device they no longer admit
+            // is refused until it enrols again (attack round).
+            if let unmet = device.unmet(by: principal.attestation) {
+                throw ServerError.revoked(detail: "the device \(device.id) no longer meets the app \(principal.name)'s attestation settings (\(unmet)); enrol it again")
+            }
             if let counter = verified.counter {
                 guard try await store.devices.advanceCounter(keyID: device.keyID, to: Int64(counter)) else {
                     throw ServerError.unauthorized(detail: "the assertion's counter \(counter) is not above the last one accepted: a replay, or the device was revoked")

@@ -44,6 +44,22 @@ public struct DeviceRecord: Sendable, Equatable {
         platform == .apple ? DeviceAPI.appAttestAlgorithm : SignatureAlgorithm.ecdsaP256SHA256.rawValue
     }
 
+    /// What in `settings` (the app's current attestation settings) this device's attested facts
+    /// no longer meet, nil when they meet them all: its platform's identity (App ID, or package
+    /// and one of the signers), App Attest's environment, Android's security level.
+    package func unmet(by settings: AdminAPI.AttestationSettings?) -> String? {
+        switch platform {
+        case .apple:
+            guard let appID = settings?.appleAppId, appID == facts.appId else { return "App ID" }
+            guard (settings?.appleEnvironments ?? ["production"]).contains(facts.environment ?? "") else { return "environment" }
+        case .android:
+            guard let package = settings?.androidPackage, package == facts.packageName else { return "package" }
+            guard !Set(settings?.androidSigners ?? []).isDisjoint(with: facts.signerDigests ?? []) else { return "signer" }
+            if settings?.androidMinimumSecurity == "strongbox", facts.securityLevel != "strongbox" { return "security level" }
+        }
+        return nil
+    }
+
     /// Its wire form.
     package var api: DeviceAPI.Device {
         DeviceAPI.Device(

@@ -48,7 +48,9 @@ struct AppAttestObject {
             do {
                 return try Certificate(derEncoded: der)
             } catch {
-                throw AttestationError.malformed(source: source, detail: "\"x5c\" element \(index) is not a DER certificate: \(AttestationError.describe(error))")
+                // Not the parser's words: for a key it cannot read they are a crypto library's
+                // internal codes (attack round).
+                throw AttestationError.malformed(source: source, detail: "\"x5c\" element \(index) is not a DER X.509 certificate with a key this library reads")
             }
         }
         guard let receipt = try field(statement, "receipt").bytesValue else {

@@ -7,6 +7,7 @@ import SignetClient
 import SignetCore
 import SignetHTTP
 import SignetServer
+import SignetTLS
 import SignetTestSupport
 import Testing
 
@@ -171,6 +172,44 @@ struct DeviceAttackTests {
             #expect(limited.allSatisfy { $0.1.flatMap(Int.init).map { $0 > 0 && $0 <= 900 } == true })
             let rows = try await server.store.database.withConnection { sql in try await sql.raw("SELECT app FROM device_challenges").all().count }
             #expect(rows == 30)
+        }
+    }
+
+    @Test("many addresses spending the app's challenges slow each address to two; a clean address is still answered (attack round)")
+    func challengeAlarm() async throws {
+        let fixture = try DeviceFixture()
+        let configure = { (configuration: inout ServerConfiguration) in
+            configuration.deviceChallengesPerApp = 40
+            configuration.deviceChallengesPerAddress = 30
+            configuration.trustedProxies = [try! IPAddressRange("127.0.0.0/8")]
+        }
+        try await DeviceStoryTests.withServer(fixture: fixture, configure: configure) { server in
+            func ask(from address: String) async throws -> HTTPSResponse {
+                try await server.api.send(.post, "/v1/devices/challenges", signer: server.appSigner, headers: [.init("X-Forwarded-For")!: address])
+            }
+            // 40 from two addresses: the app's tally reaches its mark, nobody is refused yet.
+            for index in 0..<40 { #expect(try await ask(from: "2001:db8:\(index % 2)::1").status == 201) }
+            // Now each address gets two: the busy ones are over it, a clean one gets its two.
+            let busy = try await ask(from: "2001:db8:0::1")
+            #expect(busy.status == 429 && busy.problemCode == "server.rateLimited", "\(busy.text)")
+            #expect(try await ask(from: "2001:db8:7::1").status == 201)
+            #expect(try await ask(from: "2001:db8:7::2").status == 201, "the same /64")
+            #expect(try await ask(from: "2001:db8:7::3").status == 429)
+            // And what it got still enrols a device.
+            let clean = try await ask(from: "2001:db8:8::1").decode(DeviceAPI.Challenge.self)
+            let enrolled = try await server.api.send(
+                .post, "/v1/devices", json: try await Self.enrolment(TestAndroidDevice(ca: fixture.ca), challenge: clean), signer: server.appSigner,
+                headers: [.init("X-Forwarded-For")!: "2001:db8:8::1"])
+            #expect(enrolled.status == 201, "\(enrolled.text)")
+        }
+    }
+
+    @Test("an app with no platform identity is given no challenge (403)")
+    func noIdentityNoChallenge() async throws {
+        try await TestServer.with { server in
+            let answer = try await server.api.send(.post, "/v1/devices/challenges", signer: server.appSigner)
+            #expect(answer.status == 403 && answer.problemCode == "server.forbidden", "\(answer.text)")
+            #expect((try? answer.decode(ProblemDocument.self))?.detail.contains("takes no devices") == true)
         }
     }
 

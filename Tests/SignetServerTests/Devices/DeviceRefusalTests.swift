@@ -65,6 +65,53 @@ struct DeviceRefusalTests {
         }
     }
 
+    @Test("settings tightened after enrolment refuse the devices they no longer admit (403), until they enrol again (attack round)")
+    func tightenedSettings() async throws {
+        let fixture = try DeviceFixture()
+        try await DeviceStoryTests.withServer(fixture: fixture) { server in
+            let admin = try server.adminClient
+            _ = try await admin.setAttestation(app: "test-app", DeviceFixture.settings(required: true, environments: ["production", "development"]))
+            let development = TestAppAttestDevice(ca: fixture.ca, environment: .development)
+            let apple = try DeviceStoryTests.client(server, device: development)
+            try await apple.enrolDevice()
+            let android = try DeviceStoryTests.client(server, device: TestAndroidDevice(ca: fixture.ca))
+            try await android.enrolDevice()
+            try await apple.register(email: "kim@example.com", password: "correct horse battery", displayName: "Kim")
+            // Development builds no longer; StrongBox only.
+            var tightened = DeviceFixture.settings(required: true)
+            tightened.androidMinimumSecurity = "strongbox"
+            _ = try await admin.setAttestation(app: "test-app", tightened)
+            for (client, reason) in [(apple, "(environment)"), (android, "(security level)")] {
+                let error = try await thrownAsync(ClientError.self) {
+                    try await client.signIn(email: "kim@example.com", password: "correct horse battery")
+                }
+                guard case .revokedDevice(let detail) = error else { Issue.record("\(error)"); continue }
+                #expect(detail.contains(reason), "\(detail)")
+            }
+            // Another package, another signer.
+            var moved = DeviceFixture.settings(required: true)
+            moved.androidSigners = [String(repeating: "22", count: 32)]
+            _ = try await admin.setAttestation(app: "test-app", moved)
+            let signer = try DeviceStoryTests.client(server, device: TestAndroidDevice(ca: fixture.ca))
+            _ = try await admin.setAttestation(app: "test-app", DeviceFixture.settings(required: true))
+            try await signer.enrolDevice()
+            _ = try await admin.setAttestation(app: "test-app", moved)
+            let error = try await thrownAsync(ClientError.self) { try await signer.signIn(email: "kim@example.com", password: "correct horse battery") }
+            guard case .revokedDevice(let detail) = error else { Issue.record("\(error)"); return }
+            #expect(detail.contains("(signer)"), "\(detail)")
+        }
+    }
+
+    @Test("App IDs with an empty bundle label are refused")
+    func appIDRules() throws {
+        for appID in ["ABCDE12345..", "ABCDE12345.com..app", "ABCDE12345.com.app.", "ABCDE12345..com", "abcde12345.com.app", "ABCDE1234.com.app"] {
+            #expect(throws: AdminAPI.AttestationSettings.Violation.self, "\(appID)") {
+                try AdminAPI.AttestationSettings(appleAppId: appID).normalized()
+            }
+        }
+        #expect(try AdminAPI.AttestationSettings(appleAppId: "ABCDE12345.com.example-app.ios").normalized().appleAppId == "ABCDE12345.com.example-app.ios")
+    }
+
     @Test("a test-root attestation is refused by a server that trusts only Apple's and Google's roots")
     func untrustedRoot() async throws {
         let fixture = try DeviceFixture()
@@ -82,6 +129,9 @@ struct DeviceRefusalTests {
     func platformNotConfigured() async throws {
         let fixture = try DeviceFixture()
         try await TestServer.with(configure: fixture.configure) { server in
+            var androidOnly = DeviceFixture.settings(required: false)
+            androidOnly.appleAppId = nil
+            try await server.store.principals.setAttestation(app: "test-app", try androidOnly.normalized())
             let error = try await thrownAsync(ClientError.self) {
                 try await DeviceStoryTests.client(server, device: TestAppAttestDevice(ca: fixture.ca)).enrolDevice()
             }
