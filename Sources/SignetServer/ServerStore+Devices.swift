@@ -70,7 +70,7 @@ public struct DeviceRecord: Sendable, Equatable {
 
 extension ServerStore {
     /// Devices enrolled by attestation (`store.devices`).
-    package struct Devices: Sendable {
+    public struct Devices: Sendable {
         let database: ServerDatabase
         let clock: WallClock
 
@@ -82,7 +82,7 @@ extension ServerStore {
 
         /// Enrols a device; ``ServerError/conflict(detail:)`` when its key is enrolled already, as
         /// a device's or as an app's or admin's.
-        package func add(_ device: DeviceRecord) async throws {
+        public func add(_ device: DeviceRecord) async throws {
             let facts = String(decoding: try JSONEncoder().encode(device.facts), as: UTF8.self)
             let receipt = device.receipt.map { Base64.encode($0) }
             let inserted = try await database.withConnection { sql in
@@ -117,7 +117,7 @@ extension ServerStore {
 
         /// A page of devices, oldest first, after the device `after` (its id), of `app` or of
         /// every app; at most `limit`.
-        package func list(app: String?, after: String?, limit: Int) async throws -> [DeviceRecord] {
+        public func list(app: String?, after: String?, limit: Int) async throws -> [DeviceRecord] {
             try await database.withConnection { sql in
                 var start: (Int64, String)?
                 if let after {

@@ -47,7 +47,7 @@ extension ServerStore {
 
         /// Replaces the attestation settings of the app `name` (nil removes them);
         /// ``ServerError/notFound(what:)`` when there is no such app.
-        package func setAttestation(app name: String, _ settings: AdminAPI.AttestationSettings?) async throws {
+        public func setAttestation(app name: String, _ settings: AdminAPI.AttestationSettings?) async throws {
             let now = self.now
             let found = try await database.transaction { sql in
                 guard try await sql.raw("SELECT key_id FROM principals WHERE role = 'app' AND name = \(bind: name)").first() != nil else {

@@ -7,9 +7,9 @@ import SignetCore
 
 /// The server's data, over one ``ServerDatabase``: one store per concern, each sharing the
 /// database handle and clock, reached as properties — ``principals`` (enrolled app and admin
-/// keys, the HMAC app secrets and apps' attestation settings), ``trustRoots``, and, inside the
-/// package, `users`, `sessions`, `limits` (rate-limit counters), `nonces` (the replay cache's),
-/// `resources`, `devices` and `deviceChallenges`.
+/// keys, the HMAC app secrets and apps' attestation settings), ``trustRoots``, ``devices``
+/// (enrolled by attestation), and, inside the package, `users`, `sessions`, `limits`
+/// (rate-limit counters), `nonces` (the replay cache's), `resources` and `deviceChallenges`.
 /// Every value reaches SQL as a bound parameter.
 ///
 /// Each operation is one statement or one transaction, so a node killed at any moment leaves
@@ -36,7 +36,7 @@ public struct ServerStore: Sendable {
     /// Published resources and their chunks.
     package let resources: Resources
     /// Devices enrolled by attestation.
-    package let devices: Devices
+    public let devices: Devices
     /// The one-time challenges devices enrol with.
     package let deviceChallenges: DeviceChallenges
 
