@@ -1,6 +1,38 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// A product of another package, by its module's name.
+func external(_ module: String) -> Target.Dependency {
+    let packages = [
+        "ArgumentParser": "swift-argument-parser",
+        "AsyncHTTPClient": "async-http-client",
+        "AsyncKit": "async-kit",
+        "CoreMetrics": "swift-metrics",
+        "Crypto": "swift-crypto",
+        "CryptoExtras": "swift-crypto",
+        "HTTPTypes": "swift-http-types",
+        "Hummingbird": "hummingbird",
+        "HummingbirdAuth": "hummingbird-auth",
+        "HummingbirdCore": "hummingbird",
+        "HummingbirdTLS": "hummingbird",
+        "Logging": "swift-log",
+        "NIOCore": "swift-nio",
+        "NIOEmbedded": "swift-nio",
+        "NIOHTTP1": "swift-nio",
+        "NIOHTTPTypes": "swift-nio-extras",
+        "NIOPosix": "swift-nio",
+        "NIOSSL": "swift-nio-ssl",
+        "PostgresKit": "postgres-kit",
+        "Prometheus": "swift-prometheus",
+        "RawStructuredFieldValues": "swift-http-structured-headers",
+        "SQLKit": "sql-kit",
+        "ServiceLifecycle": "swift-service-lifecycle",
+        "SwiftASN1": "swift-asn1",
+        "X509": "swift-certificates",
+    ]
+    return .product(name: module, package: packages[module]!)
+}
+
 let package = Package(
     name: "Signet",
     platforms: [.macOS(.v15)],
@@ -14,6 +46,7 @@ let package = Package(
         .library(name: "SignetX509", targets: ["SignetX509"]),
         .library(name: "SignetTLS", targets: ["SignetTLS"]),
         .library(name: "SignetAttestation", targets: ["SignetAttestation"]),
+        .library(name: "SignetWebAuthn", targets: ["SignetWebAuthn"]),
         .library(name: "SignetAge", targets: ["SignetAge"]),
         .library(name: "SignetPKCS11", targets: ["SignetPKCS11"]),
         .library(name: "SignetAPI", targets: ["SignetAPI"]),
@@ -47,9 +80,7 @@ let package = Package(
         .target(
             name: "SignetCore",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                external("Crypto"), external("CryptoExtras"), external("SwiftASN1"),
             ]
         ),
         // The system's libsqlite3 (Debian: libsqlite3-dev), the one SQLite in the binary: wrapped
@@ -58,9 +89,7 @@ let package = Package(
         .target(
             name: "SignetVault",
             dependencies: [
-                "SignetCore",
-                "CSQLite",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SignetCore", "CSQLite", external("Crypto"),
             ]
         ),
         // The system's zlib (Debian: zlib1g-dev) for CRC-32, and extended attributes.
@@ -68,40 +97,30 @@ let package = Package(
         .target(
             name: "SignetBundle",
             dependencies: [
-                "SignetCore",
-                "CBundleSystem",
+                "SignetCore", "CBundleSystem",
             ]
         ),
         // RFC 9421 message signatures and RFC 9530 digests over swift-http-types: no server, no NIO.
         .target(
             name: "SignetHTTP",
             dependencies: [
-                "SignetCore",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SignetCore", external("HTTPTypes"), external("RawStructuredFieldValues"), external("Crypto"),
             ]
         ),
         // The Hummingbird 2 authenticator middleware (hummingbird-auth's shape).
         .target(
             name: "SignetHummingbird",
             dependencies: [
-                "SignetHTTP",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                "SignetHTTP", external("Hummingbird"), external("HummingbirdAuth"), external("HTTPTypes"),
+                external("NIOCore"),
             ]
         ),
         // Signing requests sent with AsyncHTTPClient.
         .target(
             name: "SignetHTTPClient",
             dependencies: [
-                "SignetHTTP",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "SignetHTTP", external("AsyncHTTPClient"), external("HTTPTypes"), external("NIOCore"),
+                external("NIOHTTP1"),
             ]
         ),
         // The system's libcrypto (Debian: libssl-dev), for what swift-crypto does not have: the
@@ -115,9 +134,7 @@ let package = Package(
             dependencies: [
                 "SignetCore",
                 .target(name: "CSystemCrypto", condition: .when(platforms: [.linux])),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                external("X509"), external("SwiftASN1"), external("Crypto"),
             ]
         ),
         // age v1 encryption (age-encryption.org/v1): streaming; X25519, scrypt, ssh-rsa and
@@ -128,8 +145,7 @@ let package = Package(
                 "SignetCore",
                 .target(name: "CSystemCrypto", condition: .when(platforms: [.linux])),
                 .product(name: "BigInt", package: "BigInt"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
+                external("Crypto"), external("CryptoExtras"),
             ]
         ),
         // The PKCS#11 header (Debian: libp11-kit-dev) and dlopen, for SignetPKCS11.
@@ -141,9 +157,7 @@ let package = Package(
         .target(
             name: "SignetPKCS11",
             dependencies: [
-                "SignetCore",
-                "CPKCS11",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SignetCore", "CPKCS11", external("Crypto"),
             ]
         ),
         // TLS over SwiftNIO SSL that enforces chain, hostname and pins, and a small HTTPS
@@ -151,14 +165,8 @@ let package = Package(
         .target(
             name: "SignetTLS",
             dependencies: [
-                "SignetX509",
-                "SignetCore",
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "SignetX509", "SignetCore", external("X509"), external("NIOSSL"), external("NIOCore"),
+                external("NIOPosix"), external("NIOHTTP1"), external("HTTPTypes"),
             ]
         ),
         // Device attestation: App Attest attestations and assertions, Android key attestation
@@ -166,17 +174,15 @@ let package = Package(
         .target(
             name: "SignetAttestation",
             dependencies: [
-                "SignetCore",
-                "SignetX509",
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SignetCore", "SignetX509", external("X509"), external("SwiftASN1"), external("Crypto"),
             ]
         ),
+        // Sign-in factors beyond the password: one-time codes (TOTP), passkeys (WebAuthn) as built.
+        .target(name: "SignetWebAuthn", dependencies: ["SignetCore", external("Crypto")]),
         // The wire contract server and clients share: bodies, problem codes, operations.
         .target(
             name: "SignetAPI",
-            dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: [external("HTTPTypes")]
         ),
         // The backend: apps allow-list, signed-request API, users and sessions, admin API, on
         // Hummingbird 2 with SQLite (embedded; the system's, through a small sql-kit driver of
@@ -184,26 +190,13 @@ let package = Package(
         .target(
             name: "SignetServer",
             dependencies: [
-                "SignetAPI", "SignetCore", "SignetBundle", "SignetHTTP", "SignetHummingbird", "SignetVault", "SignetX509", "SignetAttestation",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncKit", package: "async-kit"),
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SignetAPI", "SignetCore", "SignetBundle", "SignetHTTP", "SignetHummingbird", "SignetVault",
+                "SignetX509", "SignetAttestation", external("CoreMetrics"), external("Prometheus"),
+                external("Hummingbird"), external("HummingbirdTLS"), external("HummingbirdCore"),
+                external("HummingbirdAuth"), external("HTTPTypes"), external("NIOCore"), external("NIOPosix"),
+                external("NIOHTTP1"), external("NIOHTTPTypes"), external("NIOSSL"), external("X509"),
+                external("ServiceLifecycle"), external("Logging"), external("AsyncKit"), external("SQLKit"),
+                external("PostgresKit"), external("Crypto"),
             ]
         ),
         // What an app links: pinned TLS, signed requests, verified responses, the session in
@@ -212,31 +205,16 @@ let package = Package(
             name: "SignetClient",
             dependencies: [
                 "SignetAPI", "SignetCore", "SignetBundle", "SignetHTTP", "SignetTLS", "SignetX509", "SignetVault",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                external("HTTPTypes"),
             ]
         ),
         .executableTarget(
             name: "signet",
             dependencies: [
-                "SignetAPI", "SignetServer", "SignetClient",
-                "SignetX509",
-                "SignetTLS",
-                "SignetCore",
-                "SignetVault",
-                "SignetBundle",
-                "SignetHTTP",
-                "SignetHTTPClient",
-                "SignetAge",
-                "SignetPKCS11",
-                "SignetAttestation",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "X509", package: "swift-certificates"),
+                "SignetAPI", "SignetServer", "SignetClient", "SignetX509", "SignetTLS", "SignetCore", "SignetVault",
+                "SignetBundle", "SignetHTTP", "SignetHTTPClient", "SignetAge", "SignetPKCS11", "SignetAttestation",
+                external("ArgumentParser"), external("Crypto"), external("AsyncHTTPClient"), external("HTTPTypes"),
+                external("Logging"), external("NIOCore"), external("ServiceLifecycle"), external("X509"),
             ]
         ),
         // Coverage-guided fuzz targets (libFuzzer) for every parser of untrusted bytes; not a
@@ -245,10 +223,8 @@ let package = Package(
         .target(
             name: "SignetFuzzTargets",
             dependencies: [
-                "SignetCore", "SignetBundle", "SignetHTTP", "SignetVault", "SignetX509", "SignetAge", "SignetPKCS11", "SignetServer",
-                "SignetAttestation",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "X509", package: "swift-certificates"),
+                "SignetCore", "SignetBundle", "SignetHTTP", "SignetVault", "SignetX509", "SignetAge", "SignetPKCS11",
+                "SignetServer", "SignetAttestation", "SignetWebAuthn", external("HTTPTypes"), external("X509"),
             ]
         ),
         .executableTarget(
@@ -283,7 +259,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SignetHTTPTests",
-            dependencies: ["SignetHTTP", "SignetCore", "SignetTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")],
+            dependencies: ["SignetHTTP", "SignetCore", "SignetTestSupport", external("HTTPTypes"), external("RawStructuredFieldValues")],
             resources: [.copy("Vectors")]
         ),
         // A real Hummingbird server on loopback, spoken to with AsyncHTTPClient and the CLI.
@@ -291,15 +267,9 @@ let package = Package(
             name: "SignetHummingbirdTests",
             dependencies: [
                 "signet", "SignetHummingbird", "SignetHTTPClient", "SignetHTTP", "SignetCore", "SignetTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                external("HTTPTypes"), external("Hummingbird"), external("HummingbirdAuth"),
+                external("AsyncHTTPClient"), external("NIOCore"), external("NIOEmbedded"), external("NIOHTTP1"),
+                external("ServiceLifecycle"), external("Logging"),
             ]
         ),
         // Drives the built `signet` binary against real openssl, ssh-keygen, sqlite3 and python3;
@@ -312,24 +282,21 @@ let package = Package(
         .testTarget(
             name: "SignetAgeTests",
             dependencies: [
-                "SignetAge", "SignetCore", "SignetTestSupport", .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
+                "SignetAge", "SignetCore", "SignetTestSupport", external("Crypto"), external("CryptoExtras"),
             ],
             resources: [.copy("Vectors")]
         ),
         // A test CA made with SignetX509, for the X.509, TLS and CLI tests.
         .target(
             name: "SignetX509TestSupport",
-            dependencies: ["SignetX509", "SignetCore", "SignetTestSupport", .product(name: "X509", package: "swift-certificates")],
+            dependencies: ["SignetX509", "SignetCore", "SignetTestSupport", external("X509")],
             path: "Tests/SignetX509TestSupport"
         ),
         .testTarget(
             name: "SignetX509Tests",
             dependencies: [
-                "SignetX509", "SignetCore", "SignetTestSupport", "SignetX509TestSupport",
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SignetX509", "SignetCore", "SignetTestSupport", "SignetX509TestSupport", external("X509"),
+                external("SwiftASN1"), external("Crypto"),
             ],
             resources: [.copy("Vectors")]
         ),
@@ -337,8 +304,8 @@ let package = Package(
         .target(
             name: "SignetAttestationTestSupport",
             dependencies: [
-                "SignetAttestation", "SignetCore", "SignetTestSupport", .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "Crypto", package: "swift-crypto"),
+                "SignetAttestation", "SignetCore", "SignetTestSupport", external("X509"), external("SwiftASN1"),
+                external("Crypto"),
             ],
             path: "Tests/SignetAttestationTestSupport"
         ),
@@ -346,11 +313,13 @@ let package = Package(
             name: "SignetAttestationTests",
             dependencies: [
                 "SignetAttestation", "SignetAttestationTestSupport", "SignetCore", "SignetX509", "SignetTestSupport",
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                external("X509"), external("SwiftASN1"), external("Crypto"),
             ],
             resources: [.copy("Vectors")]
+        ),
+        // RFC 6238's vectors, pyotp both ways, otpauth:// URIs and base32.
+        .testTarget(
+            name: "SignetWebAuthnTests", dependencies: ["SignetWebAuthn", "SignetCore", "SignetTestSupport"], resources: [.copy("Vectors")]
         ),
         // Real TLS servers on loopback (SwiftNIO SSL in-process, `openssl s_server`) and the
         // pin-enforcing client and CLI against them.
@@ -358,12 +327,8 @@ let package = Package(
             name: "SignetTLSTests",
             dependencies: [
                 "signet", "SignetTLS", "SignetX509", "SignetCore", "SignetTestSupport", "SignetX509TestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                external("HTTPTypes"), external("X509"), external("NIOSSL"), external("NIOCore"),
+                external("NIOPosix"), external("NIOHTTP1"),
             ]
         ),
         // The server in-process and as `signet serve` processes, over TLS with a pinned client; on
@@ -371,22 +336,16 @@ let package = Package(
         .testTarget(
             name: "SignetServerTests",
             dependencies: [
-                "signet", "SignetAPI", "SignetServer", "SignetClient", "SignetBundle", "SignetVault", "SignetTLS", "SignetX509", "SignetHTTP", "SignetCore",
-                "SignetTestSupport", "SignetAttestation", "SignetAttestationTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                "signet", "SignetAPI", "SignetServer", "SignetClient", "SignetBundle", "SignetVault", "SignetTLS",
+                "SignetX509", "SignetHTTP", "SignetCore", "SignetTestSupport", "SignetAttestation",
+                "SignetAttestationTestSupport", external("HTTPTypes"), external("ServiceLifecycle"),
+                external("Logging"),
                 // The loopback TLS proxy of the attack tests (TLSProxy.swift).
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                external("Hummingbird"), external("HummingbirdCore"), external("HummingbirdTLS"),
+                external("NIOCore"), external("NIOEmbedded"), external("NIOSSL"), external("X509"),
+                external("SwiftASN1"), external("Crypto"),
                 // The SQLite driver's tests (ServerSQLiteDriverTests.swift) speak sql-kit.
-                .product(name: "SQLKit", package: "sql-kit"),
+                external("SQLKit"),
             ],
             exclude: ["Python"]
         ),

@@ -16,7 +16,7 @@ public enum FuzzTargets {
     /// Every target, in a stable order; names are short and kebab-case.
     public static let all: [(name: String, run: Run)] =
         KeyTargets.all + CoreTargets.all + BundleTargets.all + HTTPTargets.all + VaultTargets.all + X509Targets.all + AgeTargets.all
-        + PKCS11Targets.all + ServerTargets.all + AttestationTargets.all
+        + PKCS11Targets.all + ServerTargets.all + AttestationTargets.all + WebAuthnTargets.all
 
     /// The target called `name`, or nil.
     public static func named(_ name: String) -> Run? {
