@@ -7,11 +7,14 @@ enum WebAuthnTargets {
         ("otpauth-uri", { WebAuthnTargets.otpauthURI($0) }),
     ]
 
-    /// `OTPAuthURI(parsing:)` on the input as text, and `Base32.decode` on it. Invariants: a
-    /// URI read is written back to one that reads the same; base32 read is written back to the
-    /// same bytes.
+    /// `OTPAuthURI(parsing:)` on the input as text, and `Base32.decode` and
+    /// `RecoveryCodes.normalise` on it. Invariants: a URI read is written back to one that reads
+    /// the same; base32 read is written back to the same bytes; a normalised code is a fixed point.
     static func otpauthURI(_ bytes: [UInt8]) {
         guard let text = String(validating: bytes, as: UTF8.self) else { return }
+        if let code = RecoveryCodes.normalise(text) {
+            Fuzz.require(RecoveryCodes.normalise(code) == code, "otpauth-uri", "a normalised recovery code normalises to another")
+        }
         if let decoded = Base32.decode(text) {
             Fuzz.require(Base32.decode(Base32.encode(decoded)) == decoded, "otpauth-uri", "base32 does not read back what it wrote")
         }

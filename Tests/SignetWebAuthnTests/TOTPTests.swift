@@ -84,3 +84,40 @@ struct TOTPTests {
             domain: "webauthn")
     }
 }
+
+@Suite("recovery codes")
+struct RecoveryCodeTests {
+    @Test("ten codes of 16 Crockford characters in groups of four, all different, each normalising to itself without dashes")
+    func generation() throws {
+        let codes = RecoveryCodes.generate()
+        #expect(codes.count == 10 && Set(codes).count == 10)
+        for code in codes {
+            #expect(code.count == 19 && code.split(separator: "-").map(\.count) == [4, 4, 4, 4], "\(code)")
+            #expect(!code.contains { "ilou".contains($0) }, "\(code)")
+            #expect(RecoveryCodes.normalise(code) == code.replacingOccurrences(of: "-", with: ""))
+        }
+        #expect(RecoveryCodes.generate(count: 0).isEmpty)
+    }
+
+    @Test("typed forms read as one: case, spaces, dashes, I/L for 1 and O for 0; anything else refused")
+    func normalisation() {
+        #expect(RecoveryCodes.normalise("7K2M Q9XD-3HFA-OV5C") == "7k2mq9xd3hfa0v5c")
+        #expect(RecoveryCodes.normalise("ikL1-0000-oooo-abcd") == "1k110000" + "0000abcd")
+        for bad in ["", "7k2m-q9xd-3hfa-0v5", "7k2m-q9xd-3hfa-0v5cc", "7k2m-q9xd-3hfa-0v5u", "7k2m_q9xd_3hfa_0v5c", "７k2m-q9xd-3hfa-0v5c",
+                    String(repeating: "a", count: 10_000)] {
+            #expect(RecoveryCodes.normalise(bad) == nil, "\(bad.prefix(30))")
+        }
+    }
+
+    @Test("the stored hash is keyed and bound to the user")
+    func hashing() {
+        let key = SecretBytes(RandomBytes.make(32))
+        let code = "7k2mq9xd3hfa0v5c"
+        let stored = RecoveryCodes.hash(code, userID: "u1", key: key)
+        #expect(stored.count == 64 && stored == RecoveryCodes.hash(code, userID: "u1", key: key))
+        #expect(stored != RecoveryCodes.hash(code, userID: "u2", key: key))
+        #expect(stored != RecoveryCodes.hash(code, userID: "u1", key: SecretBytes(RandomBytes.make(32))))
+        // The zero byte separates: ("u1", "x…") and ("u1x", "…") differ.
+        #expect(RecoveryCodes.hash("a" + code.dropFirst(), userID: "u1", key: key) != RecoveryCodes.hash(String(code.dropFirst()), userID: "u1a", key: key))
+    }
+}
